@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto'
+import cookie from '@fastify/cookie'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { Redis } from 'ioredis'
+import type { AppContext } from './context.js'
+import type { App } from './http/app-type.js'
+import { registerAuth } from './http/auth.js'
+import { registerErrorHandlers } from './http/errors.js'
+import { registerRateLimit } from './http/rate-limit.js'
+import { validatorCompiler } from './http/validation.js'
+import { registerAuthRoutes } from './modules/auth/routes.js'
+import { userIdFromSessionToken } from './modules/auth/session.js'
+import { registerConfigRoutes } from './modules/config/routes.js'
+import { registerHealthRoutes } from './modules/health/routes.js'
+import { registerProjectRoutes } from './modules/projects/routes.js'
+import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerUserRoutes } from './modules/users/routes.js'
+
+export const defaultBodyLimitBytes = 1024 * 1024
+
+/** Builds the HTTP API on a context. Call `listen` (entry point) or `inject` (tests) on the result. */
+export async function buildServer(ctx: AppContext): Promise<App> {
+  const loggerInstance: FastifyBaseLogger = ctx.log
+  const app = Fastify({
+    loggerInstance,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: defaultBodyLimitBytes,
+    trustProxy: false,
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  registerErrorHandlers(app)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  await app.register(cookie)
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Mailroom API', version: '1.0.0', description: 'Self-hostable email platform' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'pk_… (track only) or sk_… project key' },
+          session: { type: 'apiKey', in: 'cookie', name: 'mailroom_session' },
+        },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+
+  registerAuth(app, {
+    findProjectByKey: (kind, key) => findProjectByKey(ctx.db, kind, key),
+    findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
+    userIdFromSession: (token) => userIdFromSessionToken(ctx.config.secret, token),
+  })
+  const redis = ctx.config.redisUrl
+    ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined
+  if (redis) app.addHook('onClose', async () => void redis.disconnect())
+  await registerRateLimit(app, { maxPerMinute: ctx.config.rateLimitPerMinute, redis })
+
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+  registerHealthRoutes(app, ctx)
+  registerConfigRoutes(app, ctx)
+  registerAuthRoutes(app, ctx)
+  registerUserRoutes(app, ctx)
+  registerProjectRoutes(app, ctx)
+
+  return app
+}

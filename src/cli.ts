@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+import { buildServer } from './app.js'
+import { type Config, ConfigError, loadConfig, type Role } from './config.js'
+import { type AppContext, createAppContext } from './context.js'
+import { DataDirLockedError } from './db/data-dir-lock.js'
+import { jobs } from './jobs/registry.js'
+import { createQueues, startWorkers } from './jobs/worker.js'
+import { createLogger } from './logger.js'
+
+const usage = `Usage: mailroom <command>
+
+Commands:
+  start    run the API and the background worker in one process (default)
+  api      run the HTTP API only
+  worker   run background jobs only
+  migrate  apply database migrations and exit`
+
+async function run(command: string, config: Config): Promise<void> {
+  const log = createLogger(config)
+  const role: Role = command === 'api' ? 'api' : command === 'worker' ? 'worker' : 'all'
+  const started = Date.now()
+  const ctx: AppContext = await createAppContext(config, log, role)
+  if (command === 'migrate') {
+    await createQueues(ctx, jobs)
+    await ctx.close()
+    log.info('migrations applied')
+    return
+  }
+
+  await createQueues(ctx, jobs)
+  if (role !== 'api') await startWorkers(ctx, jobs)
+  const app = role !== 'worker' ? await buildServer(ctx) : undefined
+  if (app) await app.listen({ port: config.port, host: config.host })
+  log.info(
+    { role, ms: Date.now() - started },
+    app ? `Mailroom listening on http://${config.host}:${config.port}` : 'worker started',
+  )
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down')
+    await app?.close()
+    await ctx.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void stop('SIGINT'))
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+}
+
+const command = process.argv[2] ?? 'start'
+if (!['start', 'api', 'worker', 'migrate'].includes(command)) {
+  console.error(usage)
+  process.exit(command === '--help' || command === 'help' ? 0 : 2)
+}
+
+try {
+  await run(command, loadConfig(process.env))
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    console.error(err.message)
+    process.exit(1)
+  }
+  console.error(err)
+  process.exit(1)
+}

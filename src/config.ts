@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+
+const hostPort = z.string().regex(/^[^\s:]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/, 'expected host or host:port')
+
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MAIL_TRANSPORT: z.enum(['capture', 'smtp', 'ses']).default('capture'),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.split(',').map((server) => server.trim()) : []))
+    .pipe(z.array(hostPort)),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  DISABLE_SIGNUPS: booleanFlag.default(false),
+  IDEMPOTENCY_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+
+export type Role = 'all' | 'api' | 'worker'
+
+export type Config = Readonly<{
+  port: number
+  host: string
+  databaseUrl: string | undefined
+  dataDir: string
+  publicUrl: string
+  mailTransport: 'capture' | 'smtp' | 'ses'
+  smtpUrl: string | undefined
+  dnsServers: readonly string[]
+  redisUrl: string | undefined
+  secret: string
+  webhookAllowPrivate: boolean
+  disableSignups: boolean
+  idempotencyTtlHours: number
+  rateLimitPerMinute: number
+  logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
+}>
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+  }
+}
+
+/** Reads the environment once; the result is frozen and passed to everything that needs it. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = environmentSchema.safeParse(env)
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  }
+  const values = parsed.data
+  if (values.MAIL_TRANSPORT === 'smtp' && !values.SMTP_URL) {
+    throw new ConfigError(['SMTP_URL: required when MAIL_TRANSPORT is smtp'])
+  }
+  const dataDir = path.resolve(values.DATA_DIR)
+  return Object.freeze({
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    dataDir,
+    publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
+    mailTransport: values.MAIL_TRANSPORT,
+    smtpUrl: values.SMTP_URL,
+    dnsServers: values.DNS_SERVERS,
+    redisUrl: values.REDIS_URL,
+    secret: values.SECRET ?? readOrCreateSecret(dataDir),
+    webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+    disableSignups: values.DISABLE_SIGNUPS,
+    idempotencyTtlHours: values.IDEMPOTENCY_TTL_HOURS,
+    rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    logLevel: values.LOG_LEVEL,
+  })
+}
+
+/** A generated secret is kept in the data dir so sessions and signed links survive a restart. */
+function readOrCreateSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true })
+  const secret = randomBytes(32).toString('hex')
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' })
+  return secret
+}

@@ -1,0 +1,44 @@
+import type pg from 'pg'
+import type { Config, Role } from './config.js'
+import { connectDatabase, type Database } from './db/client.js'
+import { startEmbeddedPostgres } from './db/embedded.js'
+import { migrateDatabase } from './db/migrate.js'
+import { type Boss, startBoss } from './jobs/boss.js'
+import type { Logger } from './logger.js'
+
+/** Everything a request handler or a job needs, built once per process and passed down. */
+export type AppContext = {
+  config: Config
+  log: Logger
+  db: Database
+  pool: pg.Pool
+  boss: Boss
+  close(): Promise<void>
+}
+
+export async function createAppContext(config: Config, log: Logger, role: Role): Promise<AppContext> {
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir, (m) => log.info(m))
+  const url = config.databaseUrl ?? embedded?.url
+  if (!url) throw new Error('no database')
+  const database = connectDatabase(url)
+  try {
+    await migrateDatabase(database.pool)
+    const boss = await startBoss(url, log, { worker: role !== 'api' })
+    return {
+      config,
+      log,
+      db: database.db,
+      pool: database.pool,
+      boss,
+      async close() {
+        await boss.stop({ graceful: true, timeout: 10_000 }).catch((err) => log.error({ err }, 'stopping jobs'))
+        await database.close()
+        await embedded?.stop()
+      },
+    }
+  } catch (err) {
+    await database.close()
+    await embedded?.stop()
+    throw err
+  }
+}

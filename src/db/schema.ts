@@ -1,0 +1,62 @@
+import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+
+const createdAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow()
+const updatedAt = () =>
+  timestamp({ withTimezone: true, mode: 'date' })
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date())
+
+export const users = pgTable('users', {
+  id: uuid().primaryKey().defaultRandom(),
+  email: text().notNull().unique(),
+  passwordHash: text().notNull(),
+  emailVerified: boolean().notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+})
+
+export const projects = pgTable('projects', {
+  id: uuid().primaryKey().defaultRandom(),
+  name: text().notNull(),
+  publicKey: text().notNull().unique(),
+  secretKey: text().notNull().unique(),
+  disabled: boolean().notNull().default(false),
+  disabledReason: text(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+})
+
+export const memberRole = pgEnum('member_role', ['OWNER', 'ADMIN', 'MEMBER'])
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    projectId: uuid()
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: memberRole().notNull().default('MEMBER'),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.projectId, table.userId] }), index().on(table.userId)],
+)
+
+/** A claimed Idempotency-Key. The row is written in the same transaction as the work it guards. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    projectId: uuid()
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    key: text().notNull(),
+    method: text().notNull(),
+    path: text().notNull(),
+    statusCode: integer().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.projectId, table.key] }), index().on(table.expiresAt)],
+)

@@ -1,0 +1,56 @@
+/** Domain errors. Services throw these; `http/errors.ts` alone turns them into responses. */
+export const errorCodes = [
+  'BAD_REQUEST',
+  'INVALID_JSON',
+  'INVALID_IDEMPOTENCY_KEY',
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'FORBIDDEN',
+  'PROJECT_DISABLED',
+  'SIGNUPS_DISABLED',
+  'NOT_FOUND',
+  'CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_ERROR',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const
+
+export type ErrorCode = (typeof errorCodes)[number]
+
+export type FieldError = {
+  field: string
+  message: string
+  code: string
+  received?: string
+}
+
+export type AppErrorOptions = {
+  details?: Record<string, unknown>
+  errors?: FieldError[]
+  suggestion?: string
+  /** Answer with the spec's plain `{error: string}` body (segment, template and contact create). */
+  plain?: boolean
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+export function notFound(resource: string): AppError {
+  return new AppError('NOT_FOUND', `${resource} not found`)
+}
+
+export function validationError(errors: FieldError[], message = 'Request validation failed'): AppError {
+  return new AppError('VALIDATION_ERROR', message, { errors })
+}

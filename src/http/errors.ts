@@ -1,0 +1,123 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ZodError } from 'zod'
+import { AppError, type ErrorCode, type FieldError } from '../errors.js'
+import { RequestValidationError, toFieldErrors } from './validation.js'
+
+/** The one place where a domain error code becomes an HTTP status. */
+export const statusByCode: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  INVALID_IDEMPOTENCY_KEY: 400,
+  UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
+  FORBIDDEN: 403,
+  PROJECT_DISABLED: 403,
+  SIGNUPS_DISABLED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_ERROR: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+}
+
+type ErrorBody = {
+  success: false
+  error: {
+    code: ErrorCode
+    message: string
+    statusCode: number
+    requestId: string
+    errors?: FieldError[]
+    details?: Record<string, unknown>
+    suggestion?: string
+  }
+  timestamp: string
+}
+
+export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
+  const { errors, details, suggestion } = error.options
+  return {
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      statusCode: statusByCode[error.code],
+      requestId: request.id,
+      ...(errors ? { errors } : {}),
+      ...(details ? { details } : {}),
+      ...(suggestion ? { suggestion } : {}),
+    },
+    timestamp: new Date().toISOString(),
+  }
+}
+
+/** Fastify's own errors for malformed requests, as domain errors. Anything unrecognised is a 500. */
+function fromFrameworkError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_JSON', `Malformed JSON in request body: ${error.message}`)
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than this endpoint accepts')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type; send application/json')
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return new AppError('INVALID_JSON', `Malformed JSON in request body: ${error.message}`)
+  }
+  if (error.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large')
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError('BAD_REQUEST', error.message)
+  }
+  return undefined
+}
+
+function fromValidationError(error: RequestValidationError): AppError {
+  if (error.part === 'querystring' || error.part === 'headers') {
+    return new AppError('BAD_REQUEST', `Invalid ${error.part === 'querystring' ? 'query parameters' : 'headers'}`, {
+      errors: error.fieldErrors,
+    })
+  }
+  const message = error.part === 'params' ? 'Invalid path parameters' : 'Request validation failed'
+  return new AppError('VALIDATION_ERROR', message, { errors: error.fieldErrors })
+}
+
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error
+  if (error instanceof RequestValidationError) return fromValidationError(error)
+  if (error instanceof ZodError)
+    return new AppError('VALIDATION_ERROR', 'Validation failed', { errors: toFieldErrors(error.issues) })
+  if (error instanceof Error && 'code' in error) return fromFrameworkError(error as FastifyError)
+  if (error instanceof Error && 'statusCode' in error) return fromFrameworkError(error as FastifyError)
+  return undefined
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const status = statusByCode[error.code]
+  if (error.options.plain) return reply.code(status).send({ error: error.message })
+  return reply.code(status).send(errorBody(request, error))
+}
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error)
+    if (appError) {
+      if (statusByCode[appError.code] >= 500) request.log.error({ err: error }, appError.message)
+      return sendError(request, reply, appError)
+    }
+    // Unknown failures may carry SQL or internals in their message: log them, answer with a fixed text.
+    request.log.error({ err: error }, 'unexpected error')
+    return sendError(request, reply, new AppError('INTERNAL_ERROR', 'An unexpected error occurred'))
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`),
+    ),
+  )
+}

@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm'
+import type { Queue, SendOptions } from 'pg-boss'
+import { fromDrizzle } from 'pg-boss'
+import type { z } from 'zod'
+import type { AppContext } from '../context.js'
+import type { Transaction } from '../db/client.js'
+
+export type JobDefinition<Schema extends z.ZodType = z.ZodType> = {
+  name: string
+  data: Schema
+  queue?: Omit<Queue, 'name'>
+  /** How many jobs one fetch claims; handlers get the whole batch so they can work set-based. */
+  batchSize?: number
+  /** Cron expression (UTC) for recurring jobs. */
+  cron?: string
+  handle(ctx: AppContext, jobs: z.infer<Schema>[]): Promise<void>
+}
+
+export function defineJob<Schema extends z.ZodType>(definition: JobDefinition<Schema>): JobDefinition<Schema> {
+  return definition
+}
+
+/** Enqueues inside the caller's transaction, so the job exists exactly when the work that asked for it commits. */
+export async function enqueue<Schema extends z.ZodType>(
+  ctx: Pick<AppContext, 'boss'>,
+  job: JobDefinition<Schema>,
+  data: z.infer<Schema>,
+  options: SendOptions & { tx?: Transaction } = {},
+): Promise<string | null> {
+  const { tx, ...sendOptions } = options
+  return ctx.boss.send(job.name, data as object, tx ? { ...sendOptions, db: fromDrizzle(tx, sql) } : sendOptions)
+}

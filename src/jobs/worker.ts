@@ -1,0 +1,20 @@
+import type { AppContext } from '../context.js'
+import type { JobDefinition } from './define.js'
+
+/** Creates every queue once; API processes need them too, to enqueue. */
+export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
+  const existing = new Set((await ctx.boss.getQueues()).map((queue) => queue.name))
+  for (const job of jobs) {
+    if (!existing.has(job.name)) await ctx.boss.createQueue(job.name, job.queue)
+  }
+}
+
+export async function startWorkers(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
+  for (const job of jobs) {
+    await ctx.boss.work(job.name, { batchSize: job.batchSize ?? 1 }, async (batch) => {
+      const data = batch.map((item) => job.data.parse(item.data))
+      await job.handle(ctx, data)
+    })
+    if (job.cron) await ctx.boss.schedule(job.name, job.cron, {}, { tz: 'UTC' })
+  }
+}

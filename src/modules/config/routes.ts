@@ -1,0 +1,16 @@
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+
+export function registerConfigRoutes(app: App, ctx: AppContext): void {
+  const { config } = ctx
+  // Fixed for the life of the process, so computed once.
+  const features = {
+    signups: !config.disableSignups,
+    billing: false,
+    storage: { s3: false },
+    oauth: { github: false, google: false },
+    inbound: false,
+    transport: config.mailTransport,
+  }
+  app.get('/config', { config: { auth: 'none' }, schema: { tags: ['system'] } }, async () => features)
+}

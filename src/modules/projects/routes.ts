@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+import { sessionUser } from '../users/routes.js'
+import { projectCreate, projectIdParams, projectUpdate, projectView } from './schemas.js'
+import { createProject, deleteProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
+
+export function registerProjectRoutes(app: App, ctx: AppContext): void {
+  const route = { config: { auth: 'user' as const } }
+  const tags = ['projects']
+
+  app.get(
+    '/users/@me/projects',
+    { ...route, schema: { tags, response: { 200: z.array(projectView) } } },
+    async (request) => listUserProjects(ctx.db, sessionUser(request.userId)),
+  )
+
+  app.post(
+    '/users/@me/projects',
+    { ...route, schema: { tags, body: projectCreate, response: { 201: projectView } } },
+    async (request, reply) =>
+      reply.code(201).send(await createProject(ctx.db, sessionUser(request.userId), request.body)),
+  )
+
+  app.patch(
+    '/users/@me/projects/:id',
+    { ...route, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
+    async (request) => updateProject(ctx.db, sessionUser(request.userId), request.params.id, request.body),
+  )
+
+  app.post(
+    '/users/@me/projects/:id/regenerate-keys',
+    { ...route, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
+    async (request) => regenerateProjectKeys(ctx.db, sessionUser(request.userId), request.params.id),
+  )
+
+  app.delete(
+    '/users/@me/projects/:id',
+    { ...route, schema: { tags, params: projectIdParams } },
+    async (request, reply) => {
+      await deleteProject(ctx.db, sessionUser(request.userId), request.params.id)
+      return reply.code(204).send()
+    },
+  )
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod'
+
+export const projectIdParams = z.object({ id: z.uuid() })
+
+export const projectCreate = z.object({
+  name: z.string().trim().min(1).max(100),
+})
+export type ProjectCreate = z.infer<typeof projectCreate>
+
+export const projectUpdate = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+})
+export type ProjectUpdate = z.infer<typeof projectUpdate>
+
+export const projectView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  public: z.string(),
+  secret: z.string(),
+  disabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+})
+export type ProjectView = z.infer<typeof projectView>

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { inject } from 'vitest'
+
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+export async function adminQuery(adminUrl: string, text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    return await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A fresh, migrated database cloned from the run's template; dropped with the others at the end of the run. */
+export async function createTestDatabase(): Promise<string> {
+  const adminUrl = inject('adminUrl')
+  const template = inject('templateDatabase')
+  const name = `${template}_${randomBytes(4).toString('hex')}`
+  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`)
+  return databaseUrl(adminUrl, name)
+}
