@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Database, Executor } from '../../db/client.js'
-import { memberships, projects } from '../../db/schema.js'
+import { memberships, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { AuthProject } from '../../http/auth.js'
 import { generateProjectKeys } from './keys.js'

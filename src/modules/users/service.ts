@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2'
 import { eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { users } from '../../db/schema.js'
+import { users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import type { Credentials, UserView } from './schemas.js'
 

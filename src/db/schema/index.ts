@@ -1,0 +1,2 @@
+// One file per area; drizzle-kit reads this index to generate migrations.
+export * from './foundation.js'
