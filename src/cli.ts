@@ -3,7 +3,7 @@ import { buildServer } from './app.js'
 import { type Config, ConfigError, loadConfig, type Role } from './config.js'
 import { type AppContext, createAppContext } from './context.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
-import { jobs } from './jobs/registry.js'
+import { jobs, loops } from './jobs/registry.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
 import { createLogger } from './logger.js'
 
@@ -28,7 +28,7 @@ async function run(command: string, config: Config): Promise<void> {
   }
 
   await createQueues(ctx, jobs)
-  if (role !== 'api') await startWorkers(ctx, jobs)
+  if (role !== 'api') await startWorkers(ctx, jobs, loops)
   const app = role !== 'worker' ? await buildServer(ctx) : undefined
   if (app) await app.listen({ port: config.port, host: config.host })
   log.info(

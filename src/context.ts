@@ -13,6 +13,8 @@ export type AppContext = {
   db: Database
   pool: pg.Pool
   boss: Boss
+  /** Runs before the job queue and the database close (background loops stop here). */
+  onClose(hook: () => Promise<void>): void
   close(): Promise<void>
 }
 
@@ -24,13 +26,18 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
   try {
     await migrateDatabase(database.pool)
     const boss = await startBoss(url, log, { worker: role !== 'api' })
+    const closeHooks: (() => Promise<void>)[] = []
     return {
       config,
       log,
       db: database.db,
       pool: database.pool,
       boss,
+      onClose(hook) {
+        closeHooks.push(hook)
+      },
       async close() {
+        for (const hook of closeHooks.splice(0)) await hook().catch((err) => log.error({ err }, 'closing'))
         await boss.stop({ graceful: true, timeout: 10_000 }).catch((err) => log.error({ err }, 'stopping jobs'))
         await database.close()
         await embedded?.stop()

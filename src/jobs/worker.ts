@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js'
 import type { JobDefinition } from './define.js'
+import { type LoopDefinition, startLoop } from './loop.js'
 
 /** Creates every queue once; API processes need them too, to enqueue. */
 export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
@@ -9,12 +10,20 @@ export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition
   }
 }
 
-export async function startWorkers(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
+export async function startWorkers(
+  ctx: AppContext,
+  jobs: readonly JobDefinition[],
+  loops: readonly LoopDefinition[] = [],
+): Promise<void> {
   for (const job of jobs) {
     await ctx.boss.work(job.name, { batchSize: job.batchSize ?? 1 }, async (batch) => {
       const data = batch.map((item) => job.data.parse(item.data))
       await job.handle(ctx, data)
     })
     if (job.cron) await ctx.boss.schedule(job.name, job.cron, {}, { tz: 'UTC' })
+  }
+  for (const loop of loops) {
+    const running = startLoop(ctx, loop)
+    ctx.onClose(() => running.stop())
   }
 }

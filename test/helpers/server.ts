@@ -5,7 +5,7 @@ import { buildServer } from '../../src/app.js'
 import type { Config } from '../../src/config.js'
 import { type AppContext, createAppContext } from '../../src/context.js'
 import type { App } from '../../src/http/app-type.js'
-import { jobs } from '../../src/jobs/registry.js'
+import { jobs, loops } from '../../src/jobs/registry.js'
 import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
 import { createTestDatabase } from './database.js'
@@ -57,7 +57,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const worker = options.worker ?? true
   const ctx = await createAppContext(config, createLogger(config), worker ? 'all' : 'api')
   await createQueues(ctx, jobs)
-  if (worker) await startWorkers(ctx, jobs)
+  if (worker) await startWorkers(ctx, jobs, loops)
   const app = await buildServer(ctx)
   options.routes?.(app, ctx)
   await app.listen({ port: 0, host: '127.0.0.1' })
