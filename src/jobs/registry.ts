@@ -1,3 +1,4 @@
+import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
 import type { LoopDefinition } from './loop.js'
@@ -6,4 +7,4 @@ import type { LoopDefinition } from './loop.js'
 export const jobs: readonly JobDefinition[] = [expireIdempotencyKeysJob]
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */
-export const loops: readonly LoopDefinition[] = []
+export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
