@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import cookie from '@fastify/cookie'
+import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
@@ -14,6 +15,7 @@ import { validatorCompiler } from './http/validation.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
+import { registerContactRoutes } from './modules/contacts/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
@@ -40,6 +42,8 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   })
 
   await app.register(cookie)
+  // Streaming uploads; each route sets its own file size limit (request.file({ limits })).
+  await app.register(multipart, { limits: { files: 1, fields: 10 } })
   await app.register(swagger, {
     openapi: {
       info: { title: 'Mailroom API', version: '1.0.0', description: 'Self-hostable email platform' },
@@ -72,6 +76,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
+  registerContactRoutes(app, ctx)
 
   return app
 }

@@ -1,10 +1,16 @@
+import { bulkContactsJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
 import type { LoopDefinition } from './loop.js'
 
 /** Every background job, listed once. The worker creates their queues, workers and schedules from here. */
-export const jobs: readonly JobDefinition[] = [expireIdempotencyKeysJob]
+export const jobs: readonly JobDefinition[] = [
+  expireIdempotencyKeysJob,
+  importContactsJob,
+  bulkContactsJob,
+  endSnoozesJob,
+]
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */
 export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]

@@ -53,3 +53,30 @@ export async function createAccount(server: TestServer, projectName = 'Test proj
 export function bearer(key: string): { authorization: string } {
   return { authorization: `Bearer ${key}` }
 }
+
+export type ContactJson = {
+  id: string
+  email: string
+  subscribed: boolean
+  snoozedUntil: string | null
+  data: Record<string, unknown>
+  createdAt: string
+  updatedAt: string
+}
+
+/** A contact of the account's project through POST /contacts. */
+export async function createContact(
+  server: TestServer,
+  account: Account,
+  overrides: { email?: string; subscribed?: boolean; data?: Record<string, unknown> } = {},
+): Promise<ContactJson> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: '/contacts',
+    headers: bearer(account.secretKey),
+    payload: { email: uniqueEmail('contact'), ...overrides },
+  })
+  if (response.statusCode !== 201) throw new Error(`contact create failed: ${response.statusCode} ${response.body}`)
+  const { _meta, ...contact } = response.json<ContactJson & { _meta: unknown }>()
+  return contact
+}

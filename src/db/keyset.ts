@@ -1,0 +1,27 @@
+import { type SQL, sql } from 'drizzle-orm'
+
+/**
+ * Helpers for keyset (cursor) pagination. A cursor is an opaque base64url JSON array of strings; timestamps
+ * travel as microsecond text because a JS Date would drop PostgreSQL's microseconds and repeat or skip rows.
+ */
+export function encodeCursor(parts: readonly string[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString('base64url')
+}
+
+/** The cursor's parts, or undefined when it is not one of ours (or has the wrong arity). */
+export function decodeCursor(text: string, arity: number): string[] | undefined {
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+    if (Array.isArray(parts) && parts.length === arity && parts.every((part) => typeof part === 'string')) {
+      return parts
+    }
+  } catch {}
+  return undefined
+}
+
+/** `column` as UTC text with microseconds, comparable again with `::timestamptz`. */
+export function timestampText(column: SQL): SQL {
+  return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+}
+
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

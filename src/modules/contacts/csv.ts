@@ -1,0 +1,97 @@
+import { Readable } from 'node:stream'
+import { CsvError, parse } from 'csv-parse'
+import { contactDataLimits, contactEmail } from './schemas.js'
+import type { ImportedContact } from './sql.js'
+
+/** How a CSV import reads its file: a header row naming an `email` column, other columns become `data`. */
+
+export type CsvHeader = { emailIndex: number; subscribedIndex: number; dataColumns: { index: number; key: string }[] }
+
+export type ParsedRow = { row: number; contact: ImportedContact } | { row: number; email: string | null; error: string }
+
+export class CsvFormatError extends Error {}
+
+const parseOptions = { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true } as const
+
+/** Reads the header only, so an upload without an email column is refused before it is queued. */
+export async function readCsvHeader(file: Buffer): Promise<CsvHeader> {
+  for await (const record of Readable.from([file]).pipe(parse({ ...parseOptions, to_line: 1 }))) {
+    return headerFrom(record as string[])
+  }
+  throw new CsvFormatError('The file is empty: the first row must name the columns')
+}
+
+function headerFrom(names: string[]): CsvHeader {
+  const lower = names.map((name) => name.toLowerCase())
+  const emailIndex = lower.indexOf('email')
+  if (emailIndex === -1) throw new CsvFormatError('The header row has no "email" column')
+  const dataColumns = names
+    .map((key, index) => ({ key, index }))
+    .filter(({ key, index }) => key !== '' && index !== emailIndex && lower[index] !== 'subscribed')
+  if (dataColumns.length > contactDataLimits.maxKeys) {
+    throw new CsvFormatError(`At most ${contactDataLimits.maxKeys} data columns are allowed`)
+  }
+  const long = dataColumns.find(({ key }) => key.length > contactDataLimits.maxKeyLength)
+  if (long) throw new CsvFormatError(`Column names may be at most ${contactDataLimits.maxKeyLength} characters`)
+  return { emailIndex, subscribedIndex: lower.indexOf('subscribed'), dataColumns }
+}
+
+const integerOrDecimal = /^-?(0|[1-9]\d*)(\.\d+)?$/
+const truthy = new Set(['true', 'yes', '1'])
+const falsy = new Set(['false', 'no', '0'])
+
+/** Numbers and booleans are recognised; a leading zero ("01234") stays text, as postal codes need. */
+export function csvValue(text: string): unknown {
+  const lower = text.toLowerCase()
+  if (lower === 'true') return true
+  if (lower === 'false') return false
+  if (integerOrDecimal.test(text)) {
+    const number = Number(text)
+    if (Number.isFinite(number) && (Number.isSafeInteger(number) || text.includes('.'))) return number
+  }
+  return text
+}
+
+function rowFrom(header: CsvHeader, record: string[], row: number): ParsedRow {
+  const rawEmail = record[header.emailIndex] ?? ''
+  const email = rawEmail.toLowerCase()
+  if (!contactEmail.safeParse(email).success) {
+    return { row, email: rawEmail || null, error: rawEmail ? 'Invalid email address' : 'Missing email address' }
+  }
+  let subscribed: boolean | null = null
+  const rawSubscribed = (header.subscribedIndex >= 0 ? (record[header.subscribedIndex] ?? '') : '').toLowerCase()
+  if (truthy.has(rawSubscribed)) subscribed = true
+  else if (falsy.has(rawSubscribed)) subscribed = false
+  else if (rawSubscribed !== '') return { row, email, error: 'subscribed must be true or false' }
+  const data: Record<string, unknown> = {}
+  for (const { index, key } of header.dataColumns) {
+    const text = record[index]
+    if (text) data[key] = csvValue(text)
+  }
+  if (Buffer.byteLength(JSON.stringify(data)) > contactDataLimits.maxBytes) {
+    return { row, email, error: `data is larger than ${contactDataLimits.maxBytes} bytes` }
+  }
+  return { row, contact: { email, subscribed, data } }
+}
+
+/**
+ * Parses the whole file before anything is written, so a malformed CSV imports nothing. Rows are numbered as
+ * in a spreadsheet: the header is row 1.
+ */
+export async function parseCsvRows(file: Buffer): Promise<ParsedRow[]> {
+  const rows: ParsedRow[] = []
+  let header: CsvHeader | undefined
+  let row = 0
+  try {
+    for await (const record of Readable.from([file]).pipe(parse(parseOptions))) {
+      row += 1
+      if (!header) header = headerFrom(record as string[])
+      else rows.push(rowFrom(header, record as string[], row))
+    }
+  } catch (err) {
+    if (err instanceof CsvError) throw new CsvFormatError(`Malformed CSV: ${err.message}`)
+    throw err
+  }
+  if (!header) throw new CsvFormatError('The file is empty: the first row must name the columns')
+  return rows
+}

@@ -1,0 +1,147 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context.js'
+import type { Executor } from '../../db/client.js'
+import { contactImports } from '../../db/schema/index.js'
+import { AppError, notFound } from '../../errors.js'
+import { enqueue } from '../../jobs/define.js'
+import { publishEvents } from '../events/bus.js'
+import { subscriptionEventName } from '../events/names.js'
+import { CsvFormatError, type ParsedRow, parseCsvRows, readCsvHeader } from './csv.js'
+import { importContactsJob } from './jobs.js'
+import type { ImportView } from './schemas.js'
+import { type ImportedContact, insertImportedContacts, updateImportedContacts } from './sql.js'
+
+export const importMaxBytes = 5 * 1024 * 1024
+const batchSize = 1000
+const maxReportedErrors = 1000
+
+function invalidFile(message: string): AppError {
+  return new AppError('VALIDATION_ERROR', message, { errors: [{ field: 'file', code: 'invalid_csv', message }] })
+}
+
+/** Stores the file and queues its import in one transaction; the header is checked first so a bad file is a 422. */
+export async function startContactImport(
+  ctx: AppContext,
+  projectId: string,
+  file: Buffer,
+): Promise<{ jobId: string; state: 'queued' }> {
+  try {
+    await readCsvHeader(file)
+  } catch (err) {
+    if (err instanceof CsvFormatError) throw invalidFile(err.message)
+    throw invalidFile('The file is not a readable CSV')
+  }
+  return ctx.db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(contactImports)
+      .values({ projectId, file, fileBytes: file.length })
+      .returning({ id: contactImports.id })
+    if (!created) throw new Error('import insert returned nothing')
+    await enqueue(ctx, importContactsJob, { importId: created.id }, { tx })
+    return { jobId: created.id, state: 'queued' as const }
+  })
+}
+
+export async function getContactImport(db: Executor, projectId: string, importId: string): Promise<ImportView> {
+  const [job] = await db
+    .select()
+    .from(contactImports)
+    .where(and(eq(contactImports.id, importId), eq(contactImports.projectId, projectId)))
+  if (!job) throw notFound('Import job')
+  return {
+    jobId: job.id,
+    state: job.state,
+    totalRows: job.totalRows,
+    processedRows: job.processedRows,
+    progress:
+      job.totalRows === 0
+        ? job.state === 'completed'
+          ? 100
+          : 0
+        : Math.floor((job.processedRows / job.totalRows) * 100),
+    created: job.created,
+    updated: job.updated,
+    failed: job.failed,
+    errors: job.errors,
+    error: job.error,
+    createdAt: job.createdAt,
+    finishedAt: job.finishedAt,
+  }
+}
+
+/** Later rows of one batch win, as they would if written one by one. */
+function mergeByEmail(rows: readonly ImportedContact[]): ImportedContact[] {
+  const byEmail = new Map<string, ImportedContact>()
+  for (const row of rows) {
+    const seen = byEmail.get(row.email)
+    byEmail.set(
+      row.email,
+      seen
+        ? { email: row.email, subscribed: row.subscribed ?? seen.subscribed, data: { ...seen.data, ...row.data } }
+        : row,
+    )
+  }
+  return [...byEmail.values()]
+}
+
+/** The job: parse, then upsert in set-based batches, committing progress with each batch. */
+export async function runContactImport(ctx: AppContext, importId: string): Promise<void> {
+  const [job] = await ctx.db
+    .update(contactImports)
+    .set({ state: 'running', processedRows: 0, created: 0, updated: 0, failed: 0, errors: [], error: null })
+    .where(and(eq(contactImports.id, importId), sql`${contactImports.state} IN ('queued', 'running')`))
+    .returning({ projectId: contactImports.projectId, file: contactImports.file })
+  if (!job?.file) return
+  let rows: ParsedRow[]
+  try {
+    rows = await parseCsvRows(job.file)
+  } catch (err) {
+    if (!(err instanceof CsvFormatError)) throw err
+    await ctx.db
+      .update(contactImports)
+      .set({ state: 'failed', error: err.message, file: null, finishedAt: new Date() })
+      .where(eq(contactImports.id, importId))
+    return
+  }
+  await ctx.db.update(contactImports).set({ totalRows: rows.length }).where(eq(contactImports.id, importId))
+
+  for (let start = 0; start < rows.length; start += batchSize) {
+    const batch = rows.slice(start, start + batchSize)
+    const valid = mergeByEmail(batch.flatMap((row) => ('contact' in row ? [row.contact] : [])))
+    const errors = batch.flatMap((row) =>
+      'error' in row ? [{ row: row.row, email: row.email, message: row.error }] : [],
+    )
+    await ctx.db.transaction(async (tx) => {
+      const inserted = valid.length > 0 ? await insertImportedContacts(tx, job.projectId, valid) : new Set<string>()
+      const flipped = await updateImportedContacts(
+        tx,
+        job.projectId,
+        valid.filter((row) => !inserted.has(row.email)),
+      )
+      await publishEvents(
+        tx,
+        flipped.map((row) => ({
+          projectId: job.projectId,
+          contactId: row.id,
+          name: subscriptionEventName(row.subscribed),
+        })),
+      )
+      const validRows = batch.length - errors.length
+      await tx.execute(sql`
+        UPDATE contact_imports SET
+          processed_rows = processed_rows + ${batch.length},
+          created = created + ${inserted.size},
+          updated = updated + ${validRows - inserted.size},
+          failed = failed + ${errors.length},
+          errors = CASE WHEN jsonb_array_length(errors) >= ${maxReportedErrors} THEN errors
+            ELSE errors || (SELECT coalesce(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(${JSON.stringify(errors)}::jsonb) WITH ORDINALITY AS t(e, n)
+              WHERE n <= ${maxReportedErrors} - jsonb_array_length(contact_imports.errors)) END,
+          updated_at = now()
+        WHERE id = ${importId}`)
+    })
+  }
+  await ctx.db
+    .update(contactImports)
+    .set({ state: 'completed', file: null, finishedAt: new Date() })
+    .where(eq(contactImports.id, importId))
+}

@@ -1,0 +1,133 @@
+import type { AppContext } from '../../context.js'
+import { AppError } from '../../errors.js'
+import type { App } from '../../http/app-type.js'
+import { projectIdOf } from '../../http/auth.js'
+import { getBulkJob, startBulkJob } from './bulk.js'
+import { deleteContactField, findFieldUsage, listContactFields, listFieldValues } from './fields.js'
+import { getContactImport, importMaxBytes, startContactImport } from './import.js'
+import { listContacts } from './list.js'
+import {
+  type BulkAction,
+  bulkBody,
+  bulkView,
+  contactCreate,
+  contactCreated,
+  contactIdParams,
+  contactListQuery,
+  contactPage,
+  contactUpdate,
+  contactView,
+  fieldList,
+  fieldParams,
+  fieldValues,
+  fieldValuesQuery,
+  importView,
+  jobAccepted,
+  jobIdParams,
+  lookupBody,
+  lookupResult,
+  usageView,
+} from './schemas.js'
+import { createContact, deleteContact, getContact, lookupContacts, updateContact } from './service.js'
+
+export function registerContactRoutes(app: App, ctx: AppContext): void {
+  const config = { auth: 'project' as const }
+  const tags = ['contacts']
+
+  app.get(
+    '/contacts',
+    { config, schema: { tags, querystring: contactListQuery, response: { 200: contactPage } } },
+    async (request) => listContacts(ctx.db, projectIdOf(request), request.query),
+  )
+
+  app.post(
+    '/contacts',
+    { config, schema: { tags, body: contactCreate, response: { 200: contactCreated, 201: contactCreated } } },
+    async (request, reply) => {
+      const result = await createContact(ctx.db, projectIdOf(request), request.body)
+      return reply
+        .code(result.isNew ? 201 : 200)
+        .send({ ...result.contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } })
+    },
+  )
+
+  app.post(
+    '/contacts/lookup',
+    { config, schema: { tags, body: lookupBody, response: { 200: lookupResult } } },
+    async (request) => lookupContacts(ctx.db, projectIdOf(request), request.body.emails),
+  )
+
+  app.get('/contacts/fields', { config, schema: { tags, response: { 200: fieldList } } }, async (request) =>
+    listContactFields(ctx.db, projectIdOf(request)),
+  )
+
+  app.get(
+    '/contacts/fields/:field/values',
+    { config, schema: { tags, params: fieldParams, querystring: fieldValuesQuery, response: { 200: fieldValues } } },
+    async (request) => listFieldValues(ctx.db, projectIdOf(request), request.params.field, request.query.limit),
+  )
+
+  app.get(
+    '/contacts/fields/:field/usage',
+    { config, schema: { tags, params: fieldParams, response: { 200: usageView } } },
+    async (request) => findFieldUsage(ctx.db, projectIdOf(request), request.params.field),
+  )
+
+  app.delete('/contacts/fields/:field', { config, schema: { tags, params: fieldParams } }, async (request) =>
+    deleteContactField(ctx.db, projectIdOf(request), request.params.field),
+  )
+
+  app.post('/contacts/import', { config, schema: { tags, response: { 202: jobAccepted } } }, async (request, reply) => {
+    if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Upload the CSV as multipart/form-data')
+    const upload = await request.file({ limits: { fileSize: importMaxBytes, files: 1 } })
+    if (!upload)
+      throw new AppError('VALIDATION_ERROR', 'A CSV file is required', {
+        errors: [{ field: 'file', code: 'invalid_type', message: 'Required' }],
+      })
+    const file = await upload.toBuffer()
+    return reply.code(202).send(await startContactImport(ctx, projectIdOf(request), file))
+  })
+
+  app.get(
+    '/contacts/import/:jobId',
+    { config, schema: { tags, params: jobIdParams, response: { 200: importView } } },
+    async (request) => getContactImport(ctx.db, projectIdOf(request), request.params.jobId),
+  )
+
+  const bulkRoutes: [string, BulkAction][] = [
+    ['/contacts/bulk-subscribe', 'subscribe'],
+    ['/contacts/bulk-unsubscribe', 'unsubscribe'],
+    ['/contacts/bulk-delete', 'delete'],
+  ]
+  for (const [url, action] of bulkRoutes) {
+    app.post(
+      url,
+      { config, schema: { tags, body: bulkBody, response: { 202: jobAccepted } } },
+      async (request, reply) =>
+        reply.code(202).send(await startBulkJob(ctx, projectIdOf(request), action, request.body.contactIds)),
+    )
+  }
+
+  app.get(
+    '/contacts/bulk/:jobId',
+    { config, schema: { tags, params: jobIdParams, response: { 200: bulkView } } },
+    async (request) => getBulkJob(ctx.db, projectIdOf(request), request.params.jobId),
+  )
+
+  app.get(
+    '/contacts/:id',
+    { config, schema: { tags, params: contactIdParams, response: { 200: contactView } } },
+    async (request) => getContact(ctx.db, projectIdOf(request), request.params.id),
+  )
+
+  app.patch(
+    '/contacts/:id',
+    { config, schema: { tags, params: contactIdParams, body: contactUpdate, response: { 200: contactView } } },
+    async (request) => updateContact(ctx.db, projectIdOf(request), request.params.id, request.body),
+  )
+
+  app.delete('/contacts/:id', { config, schema: { tags, params: contactIdParams } }, async (request, reply) => {
+    await deleteContact(ctx.db, projectIdOf(request), request.params.id)
+    return reply.code(204).send()
+  })
+}

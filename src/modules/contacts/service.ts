@@ -1,0 +1,199 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Database, Executor, Transaction } from '../../db/client.js'
+import { contacts } from '../../db/schema/index.js'
+import { AppError, notFound } from '../../errors.js'
+import { publishEvents } from '../events/bus.js'
+import { subscriptionEventName } from '../events/names.js'
+import { normalizeEmail } from '../users/service.js'
+import { emptyDataPatch, resolveContactData } from './data-rules.js'
+import type { ContactCreate, ContactUpdate, ContactView } from './schemas.js'
+import { toContactView, updateContactRow, upsertContactRow } from './sql.js'
+
+export type ContactUpsertInput = {
+  email: string
+  /** Omitted: a new contact gets `subscribedIfNew`, an existing one keeps its subscription. */
+  subscribed?: boolean
+  /** Raw request `data`; the contact data rules are applied here. */
+  data?: Record<string, unknown>
+}
+
+export type ContactUpsertOptions = {
+  /** /v1/send: false; /v1/track and POST /contacts: true. */
+  subscribedIfNew: boolean
+}
+
+export type ContactUpsertResult = {
+  contact: ContactView
+  isNew: boolean
+  /** The subscription really flipped; `contact.subscribed` / `contact.unsubscribed` was published. */
+  subscriptionChanged: boolean
+  /** Stored data plus this request's non-persistent values: the variables of an email rendered now. */
+  requestData: Record<string, unknown>
+}
+
+/**
+ * The one contact upsert (send, track, POST /contacts, imports of one): race-free by the (project, email)
+ * unique constraint, one statement, inside the caller's transaction. A real subscription flip publishes its
+ * event in the same transaction.
+ */
+export async function upsertContact(
+  tx: Executor,
+  projectId: string,
+  input: ContactUpsertInput,
+  options: ContactUpsertOptions,
+): Promise<ContactUpsertResult> {
+  const patch = resolveContactData(input.data)
+  const row = await upsertContactRow(
+    tx,
+    projectId,
+    normalizeEmail(input.email),
+    input.subscribed,
+    options.subscribedIfNew,
+    patch,
+  )
+  const contact = toContactView(row)
+  // A null previous on an update means another transaction created the row after this statement's snapshot;
+  // it was then created with a default, taken to be ours.
+  const previous = row.previous_subscribed ?? options.subscribedIfNew
+  const subscriptionChanged = !row.inserted && previous !== contact.subscribed
+  if (subscriptionChanged) await publishSubscriptionChange(tx, projectId, contact.id, contact.subscribed)
+  return { contact, isNew: row.inserted, subscriptionChanged, requestData: { ...contact.data, ...patch.transient } }
+}
+
+export async function publishSubscriptionChange(
+  tx: Executor,
+  projectId: string,
+  contactId: string,
+  subscribed: boolean,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  await publishEvents(tx, [{ projectId, contactId, name: subscriptionEventName(subscribed), data }])
+}
+
+/**
+ * Sets one contact's subscription (e.g. unsubscribed by a permanent bounce or a complaint, with
+ * `{reason}` as the event data). Publishes the event only when the value really changes.
+ */
+export async function setContactSubscription(
+  tx: Executor,
+  projectId: string,
+  contactId: string,
+  subscribed: boolean,
+  eventData: Record<string, unknown> = {},
+): Promise<ContactView> {
+  const row = await updateContactRow(tx, projectId, contactId, { subscribed, patch: emptyDataPatch })
+  if (!row) throw notFound('Contact')
+  if (row.previous_subscribed !== row.subscribed) {
+    await publishSubscriptionChange(tx, projectId, row.id, row.subscribed, eventData)
+  }
+  return toContactView(row)
+}
+
+export async function createContact(
+  db: Database,
+  projectId: string,
+  input: ContactCreate,
+): Promise<ContactUpsertResult> {
+  const email = input.email
+  if (email === undefined) throw new AppError('BAD_REQUEST', 'email is required', { plain: true })
+  return db.transaction((tx) =>
+    upsertContact(tx, projectId, { email, subscribed: input.subscribed, data: input.data }, { subscribedIfNew: true }),
+  )
+}
+
+export async function getContact(db: Executor, projectId: string, contactId: string): Promise<ContactView> {
+  const [contact] = await db
+    .select(contactViewColumns)
+    .from(contacts)
+    .where(and(eq(contacts.id, contactId), eq(contacts.projectId, projectId)))
+  if (!contact) throw notFound('Contact')
+  return contact
+}
+
+export const contactViewColumns = {
+  id: contacts.id,
+  email: contacts.email,
+  subscribed: contacts.subscribed,
+  snoozedUntil: contacts.snoozedUntil,
+  data: contacts.data,
+  createdAt: contacts.createdAt,
+  updatedAt: contacts.updatedAt,
+}
+
+function snoozeTarget(input: ContactUpdate, now: Date): Date | null | undefined {
+  if (input.snoozedUntil === undefined) return undefined
+  if (input.snoozedUntil === null) return null
+  const until = new Date(input.snoozedUntil)
+  if (input.subscribed !== undefined) {
+    throw new AppError('VALIDATION_ERROR', 'Give either subscribed or snoozedUntil, not both', {
+      errors: [{ field: 'snoozedUntil', code: 'custom', message: 'cannot be combined with subscribed' }],
+    })
+  }
+  if (until <= now) {
+    throw new AppError('VALIDATION_ERROR', 'snoozedUntil must be in the future', {
+      errors: [{ field: 'snoozedUntil', code: 'custom', message: 'must be in the future' }],
+    })
+  }
+  return until
+}
+
+export async function updateContact(
+  db: Database,
+  projectId: string,
+  contactId: string,
+  input: ContactUpdate,
+): Promise<ContactView> {
+  const snoozedUntil = snoozeTarget(input, new Date())
+  return db.transaction(async (tx) => {
+    if (snoozedUntil) await assertSnoozable(tx, projectId, contactId)
+    const row = await updateContactRow(tx, projectId, contactId, {
+      email: input.email === undefined ? undefined : normalizeEmail(input.email),
+      subscribed: input.subscribed,
+      snoozedUntil,
+      patch: resolveContactData(input.data),
+    }).catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Another contact in this project has this email')
+      throw err
+    })
+    if (!row) throw notFound('Contact')
+    if (row.previous_subscribed !== row.subscribed) {
+      await publishSubscriptionChange(tx, projectId, row.id, row.subscribed)
+    }
+    return toContactView(row)
+  })
+}
+
+/** Snoozing an unsubscribed contact would resubscribe, at the end, someone who chose to leave. */
+async function assertSnoozable(tx: Transaction, projectId: string, contactId: string): Promise<void> {
+  const contact = await getContact(tx, projectId, contactId)
+  if (!contact.subscribed && !contact.snoozedUntil) {
+    throw new AppError('CONFLICT', 'Only a subscribed contact can be snoozed')
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const cause = err instanceof Error && 'cause' in err ? err.cause : err
+  return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === '23505'
+}
+
+export async function deleteContact(db: Executor, projectId: string, contactId: string): Promise<void> {
+  const deleted = await db
+    .delete(contacts)
+    .where(and(eq(contacts.id, contactId), eq(contacts.projectId, projectId)))
+    .returning({ id: contacts.id })
+  if (deleted.length === 0) throw notFound('Contact')
+}
+
+export async function lookupContacts(
+  db: Executor,
+  projectId: string,
+  emails: readonly string[],
+): Promise<{ found: Pick<ContactView, 'id' | 'email' | 'subscribed'>[]; notFound: string[] }> {
+  const normalised = [...new Set(emails.map(normalizeEmail))]
+  const found = await db
+    .select({ id: contacts.id, email: contacts.email, subscribed: contacts.subscribed })
+    .from(contacts)
+    .where(and(eq(contacts.projectId, projectId), inArray(contacts.email, normalised)))
+  const known = new Set(found.map((contact) => contact.email))
+  return { found, notFound: normalised.filter((email) => !known.has(email)) }
+}

@@ -1,0 +1,198 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import type { ContactDataPatch } from './data-rules.js'
+import type { ContactView } from './schemas.js'
+
+/** Named set-based statements of the contacts module. Rows come back as `ContactRow` and map to the API shape. */
+
+export type ContactRow = {
+  id: string
+  email: string
+  subscribed: boolean
+  snoozed_until: string | Date | null
+  data: Record<string, unknown>
+  created_at: string | Date
+  updated_at: string | Date
+}
+
+export const contactColumns = sql.raw('id, email, subscribed, snoozed_until, data, created_at, updated_at')
+
+export function toContactView(row: ContactRow): ContactView {
+  return {
+    id: row.id,
+    email: row.email,
+    subscribed: row.subscribed,
+    snoozedUntil: row.snoozed_until === null ? null : new Date(row.snoozed_until),
+    data: row.data,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}
+
+export type UpsertRow = ContactRow & { inserted: boolean; previous_subscribed: boolean | null }
+
+/**
+ * Insert-or-update by (project, email) in one round trip. `previous` locks the existing row first (the
+ * LEFT JOIN makes the insert read it before writing), so the returned previous subscription is the value
+ * this statement replaced even under concurrent writers. Data merges in SQL (`-` then `||`), so concurrent
+ * writers never lose each other's keys.
+ */
+export async function upsertContactRow(
+  db: Executor,
+  projectId: string,
+  email: string,
+  subscribed: boolean | undefined,
+  subscribedIfNew: boolean,
+  patch: ContactDataPatch,
+): Promise<UpsertRow> {
+  const given = subscribed ?? null
+  const result = await db.execute<UpsertRow>(sql`
+    WITH previous AS (
+      SELECT subscribed FROM contacts WHERE project_id = ${projectId} AND email = ${email} FOR UPDATE
+    ), written AS (
+      INSERT INTO contacts (project_id, email, subscribed, data)
+      SELECT ${projectId}, ${email}, coalesce(${given}::boolean, ${subscribedIfNew}::boolean), ${JSON.stringify(patch.set)}::jsonb
+      FROM (SELECT 1) AS one LEFT JOIN previous ON true
+      ON CONFLICT (project_id, email) DO UPDATE SET
+        subscribed = coalesce(${given}::boolean, contacts.subscribed),
+        snoozed_until = CASE WHEN ${given}::boolean IS NULL THEN contacts.snoozed_until END,
+        data = (contacts.data - ${sql.param(patch.unset)}::text[]) || ${JSON.stringify(patch.set)}::jsonb,
+        updated_at = now()
+      RETURNING ${contactColumns}, (xmax = 0) AS inserted
+    )
+    SELECT written.*, previous.subscribed AS previous_subscribed FROM written LEFT JOIN previous ON true`)
+  const row = result.rows[0]
+  if (!row) throw new Error('contact upsert returned no row')
+  return row
+}
+
+export type ContactChanges = {
+  email?: string
+  subscribed?: boolean
+  /** undefined: unchanged; null: cleared; a date: snoozed (subscribed false) until then. */
+  snoozedUntil?: Date | null
+  patch: ContactDataPatch
+}
+
+export type UpdateRow = ContactRow & { previous_subscribed: boolean }
+
+/** Updates one contact of the project, returning the subscription it had before (locked, so exact). */
+export async function updateContactRow(
+  db: Executor,
+  projectId: string,
+  contactId: string,
+  changes: ContactChanges,
+): Promise<UpdateRow | undefined> {
+  const sets: SQL[] = [
+    sql`data = (c.data - ${sql.param(changes.patch.unset)}::text[]) || ${JSON.stringify(changes.patch.set)}::jsonb`,
+    sql`updated_at = now()`,
+  ]
+  if (changes.email !== undefined) sets.push(sql`email = ${changes.email}`)
+  if (changes.subscribed !== undefined) sets.push(sql`subscribed = ${changes.subscribed}`, sql`snoozed_until = NULL`)
+  if (changes.snoozedUntil === null) {
+    // Ending a snooze early resubscribes, as the snooze job would have.
+    sets.push(
+      sql`subscribed = CASE WHEN c.snoozed_until IS NOT NULL THEN true ELSE c.subscribed END`,
+      sql`snoozed_until = NULL`,
+    )
+  } else if (changes.snoozedUntil) {
+    sets.push(sql`subscribed = false`, sql`snoozed_until = ${changes.snoozedUntil.toISOString()}::timestamptz`)
+  }
+  const result = await db.execute<UpdateRow>(sql`
+    UPDATE contacts c SET ${sql.join(sets, sql`, `)}
+    FROM (
+      SELECT id, subscribed FROM contacts WHERE id = ${contactId} AND project_id = ${projectId} FOR UPDATE
+    ) AS previous
+    WHERE c.id = previous.id
+    RETURNING c.id, c.email, c.subscribed, c.snoozed_until, c.data, c.created_at, c.updated_at,
+      previous.subscribed AS previous_subscribed`)
+  return result.rows[0]
+}
+
+/**
+ * Sets the subscription of many contacts of the project. Only rows that change are written; `flipped` tells
+ * the caller which ones really changed subscription (an explicit choice also ends a snooze, which is not one).
+ */
+export async function setSubscriptionForIds(
+  db: Executor,
+  projectId: string,
+  contactIds: readonly string[],
+  subscribed: boolean,
+): Promise<{ id: string; flipped: boolean }[]> {
+  const result = await db.execute<{ id: string; flipped: boolean }>(sql`
+    UPDATE contacts c SET subscribed = ${subscribed}, snoozed_until = NULL, updated_at = now()
+    FROM (
+      SELECT id, subscribed FROM contacts
+      WHERE project_id = ${projectId} AND id = ANY(${sql.param(contactIds)}::uuid[])
+        AND (subscribed <> ${subscribed} OR snoozed_until IS NOT NULL)
+      FOR UPDATE
+    ) AS previous
+    WHERE c.id = previous.id
+    RETURNING c.id, previous.subscribed <> ${subscribed} AS flipped`)
+  return result.rows
+}
+
+export async function deleteContactsByIds(
+  db: Executor,
+  projectId: string,
+  contactIds: readonly string[],
+): Promise<number> {
+  const result = await db.execute(sql`
+    DELETE FROM contacts WHERE project_id = ${projectId} AND id = ANY(${sql.param(contactIds)}::uuid[])`)
+  return result.rowCount ?? 0
+}
+
+/** Resubscribes contacts whose snooze has ended, across projects, oldest first. */
+export async function endExpiredSnoozes(db: Executor, limit: number): Promise<{ id: string; project_id: string }[]> {
+  const result = await db.execute<{ id: string; project_id: string }>(sql`
+    UPDATE contacts SET subscribed = true, snoozed_until = NULL, updated_at = now()
+    WHERE id IN (
+      SELECT id FROM contacts WHERE snoozed_until <= now()
+      ORDER BY snoozed_until LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, project_id`)
+  return result.rows
+}
+
+export type ImportedContact = { email: string; subscribed: boolean | null; data: Record<string, unknown> }
+
+/** Creates the batch's contacts that do not exist yet; returns the emails it created. */
+export async function insertImportedContacts(
+  db: Executor,
+  projectId: string,
+  rows: readonly ImportedContact[],
+): Promise<Set<string>> {
+  const result = await db.execute<{ email: string }>(sql`
+    INSERT INTO contacts (project_id, email, subscribed, data)
+    SELECT ${projectId}, input.email, coalesce(input.subscribed, true), input.data
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS input(email text, subscribed boolean, data jsonb)
+    ON CONFLICT (project_id, email) DO NOTHING
+    RETURNING email`)
+  return new Set(result.rows.map((row) => row.email))
+}
+
+/** Merges the batch into existing contacts; returns the ids whose subscription really flipped. */
+export async function updateImportedContacts(
+  db: Executor,
+  projectId: string,
+  rows: readonly ImportedContact[],
+): Promise<{ id: string; subscribed: boolean }[]> {
+  if (rows.length === 0) return []
+  const result = await db.execute<{ id: string; subscribed: boolean; flipped: boolean }>(sql`
+    UPDATE contacts c SET
+      subscribed = coalesce(input.subscribed, c.subscribed),
+      snoozed_until = CASE WHEN input.subscribed IS NULL THEN c.snoozed_until END,
+      data = c.data || input.data,
+      updated_at = now()
+    FROM (
+      SELECT existing.id, existing.subscribed AS previous_subscribed, given.subscribed, given.data
+      FROM contacts existing
+      JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS given(email text, subscribed boolean, data jsonb)
+        ON given.email = existing.email
+      WHERE existing.project_id = ${projectId}
+      FOR UPDATE OF existing
+    ) AS input
+    WHERE c.id = input.id
+    RETURNING c.id, c.subscribed, input.previous_subscribed <> c.subscribed AS flipped`)
+  return result.rows.filter((row) => row.flipped)
+}
