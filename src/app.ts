@@ -16,9 +16,11 @@ import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
+import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
@@ -77,6 +79,8 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
   registerContactRoutes(app, ctx)
+  registerEventRoutes(app, ctx)
+  registerTrackRoutes(app, ctx)
 
   return app
 }

@@ -1,0 +1,63 @@
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+import { projectIdOf } from '../../http/auth.js'
+import { idempotencyClaim } from '../idempotency/header.js'
+import { trackBody, trackResult } from '../track/schemas.js'
+import { trackEvent } from '../track/service.js'
+import {
+  contactEventsParams,
+  eventListQuery,
+  eventNameList,
+  eventNameParams,
+  eventPage,
+  eventStats,
+  eventUsage,
+} from './schemas.js'
+import { deleteEventsByName, findEventUsage, getEventStats, listEventNames, listEvents } from './service.js'
+
+export function registerEventRoutes(app: App, ctx: AppContext): void {
+  const config = { auth: 'project' as const }
+  const tags = ['events']
+
+  app.post(
+    '/events/track',
+    { config, schema: { tags, body: trackBody, response: { 200: trackResult } } },
+    async (request) => {
+      const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
+      return { success: true as const, data: await trackEvent(ctx.db, projectIdOf(request), request.body, claim) }
+    },
+  )
+
+  app.get(
+    '/events',
+    { config, schema: { tags, querystring: eventListQuery, response: { 200: eventPage } } },
+    async (request) => listEvents(ctx.db, projectIdOf(request), request.query),
+  )
+
+  app.get('/events/stats', { config, schema: { tags, response: { 200: eventStats } } }, async (request) =>
+    getEventStats(ctx.db, projectIdOf(request)),
+  )
+
+  app.get('/events/names', { config, schema: { tags, response: { 200: eventNameList } } }, async (request) =>
+    listEventNames(ctx.db, projectIdOf(request)),
+  )
+
+  app.get(
+    '/events/contact/:contactId',
+    {
+      config,
+      schema: { tags, params: contactEventsParams, querystring: eventListQuery, response: { 200: eventPage } },
+    },
+    async (request) => listEvents(ctx.db, projectIdOf(request), request.query, request.params.contactId),
+  )
+
+  app.get(
+    '/events/:eventName/usage',
+    { config, schema: { tags, params: eventNameParams, response: { 200: eventUsage } } },
+    async (request) => findEventUsage(ctx.db, projectIdOf(request), request.params.eventName),
+  )
+
+  app.delete('/events/:eventName', { config, schema: { tags, params: eventNameParams } }, async (request) =>
+    deleteEventsByName(ctx.db, projectIdOf(request), request.params.eventName),
+  )
+}

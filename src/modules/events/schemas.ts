@@ -1,0 +1,55 @@
+import { z } from 'zod'
+
+export const eventView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  contactId: z.uuid().nullable(),
+  email: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+  createdAt: z.date(),
+})
+export type EventView = z.infer<typeof eventView>
+
+export const eventListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((limit) => Math.min(limit, 100)),
+  cursor: z.string().max(500).optional(),
+  name: z.string().min(1).max(255).optional(),
+})
+export type EventListQuery = z.infer<typeof eventListQuery>
+
+export const eventPage = z.object({
+  data: z.array(eventView),
+  cursor: z.string(),
+  hasMore: z.boolean(),
+  total: z.number().int(),
+})
+
+export const contactEventsParams = z.object({ contactId: z.uuid() })
+export const eventNameParams = z.object({ eventName: z.string().min(1).max(255) })
+
+export const eventNameList = z.object({
+  data: z.array(
+    z.object({ name: z.string(), count: z.number().int(), lastTrackedAt: z.date(), reserved: z.boolean() }),
+  ),
+})
+
+export const eventStats = z.object({
+  total: z.number().int(),
+  last24Hours: z.number().int(),
+  last7Days: z.number().int(),
+  last30Days: z.number().int(),
+  uniqueContacts: z.number().int(),
+  topEvents: z.array(z.object({ name: z.string(), count: z.number().int() })),
+})
+
+export const eventUsage = z.object({
+  event: z.string(),
+  segments: z.array(z.object({ id: z.string(), name: z.string() })),
+  workflows: z.array(z.object({ id: z.string(), name: z.string() })),
+})
+export type EventUsage = z.infer<typeof eventUsage>

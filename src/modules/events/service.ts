@@ -1,0 +1,133 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import { decodeCursor, encodeCursor, timestampText, uuidPattern } from '../../db/keyset.js'
+import { AppError, validationError } from '../../errors.js'
+import { getContact } from '../contacts/service.js'
+import { isReservedEventName } from './names.js'
+import type { EventListQuery, EventUsage, EventView } from './schemas.js'
+
+type EventRow = {
+  id: string
+  name: string
+  contact_id: string | null
+  email: string | null
+  data: Record<string, unknown>
+  created_at: string
+  sort_value: string
+}
+
+function toEventView(row: EventRow): EventView {
+  return {
+    id: row.id,
+    name: row.name,
+    contactId: row.contact_id,
+    email: row.email,
+    data: row.data,
+    createdAt: new Date(row.created_at),
+  }
+}
+
+/** Newest first, keyset-paginated on (created_at, id). */
+export async function listEvents(
+  db: Executor,
+  projectId: string,
+  query: EventListQuery,
+  contactId?: string,
+): Promise<{ data: EventView[]; cursor: string; hasMore: boolean; total: number }> {
+  if (contactId) await getContact(db, projectId, contactId)
+  const filters: SQL[] = [sql`e.project_id = ${projectId}`]
+  if (contactId) filters.push(sql`e.contact_id = ${contactId}`)
+  if (query.name) filters.push(sql`e.name = ${query.name}`)
+  const where = sql.join(filters, sql` AND `)
+  let keyset = sql``
+  if (query.cursor) {
+    const parts = decodeCursor(query.cursor, 2)
+    if (!parts || !uuidPattern.test(parts[1] ?? '')) throw new AppError('BAD_REQUEST', 'Invalid cursor')
+    keyset = sql` AND (e.created_at, e.id) < (${parts[0]}::timestamptz, ${parts[1]}::uuid)`
+  }
+  const result = await db.execute<EventRow>(sql`
+    SELECT e.id, e.name, e.contact_id, c.email, e.data, e.created_at, ${timestampText(sql.raw('e.created_at'))} AS sort_value
+    FROM events e LEFT JOIN contacts c ON c.id = e.contact_id
+    WHERE ${where}${keyset}
+    ORDER BY e.created_at DESC, e.id DESC
+    LIMIT ${query.limit + 1}`)
+  const rows = result.rows.slice(0, query.limit)
+  const hasMore = result.rows.length > query.limit
+  const last = rows.at(-1)
+  let total = 0
+  if (!query.cursor) {
+    const counted = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`)
+    total = counted.rows[0]?.total ?? 0
+  }
+  return {
+    data: rows.map(toEventView),
+    cursor: last && hasMore ? encodeCursor([last.sort_value, last.id]) : '',
+    hasMore,
+    total,
+  }
+}
+
+export async function getEventStats(db: Executor, projectId: string) {
+  const [totals, top] = await Promise.all([
+    db.execute<{
+      total: number
+      last24Hours: number
+      last7Days: number
+      last30Days: number
+      uniqueContacts: number
+    }>(sql`
+      SELECT count(*)::int AS "total",
+        (count(*) FILTER (WHERE created_at > now() - interval '24 hours'))::int AS "last24Hours",
+        (count(*) FILTER (WHERE created_at > now() - interval '7 days'))::int AS "last7Days",
+        (count(*) FILTER (WHERE created_at > now() - interval '30 days'))::int AS "last30Days",
+        count(DISTINCT contact_id)::int AS "uniqueContacts"
+      FROM events WHERE project_id = ${projectId}`),
+    db.execute<{ name: string; count: number }>(sql`
+      SELECT name, count(*)::int AS count FROM events WHERE project_id = ${projectId}
+      GROUP BY name ORDER BY count(*) DESC, name LIMIT 10`),
+  ])
+  const row = totals.rows[0] ?? { total: 0, last24Hours: 0, last7Days: 0, last30Days: 0, uniqueContacts: 0 }
+  return { ...row, topEvents: top.rows }
+}
+
+export async function listEventNames(db: Executor, projectId: string) {
+  const result = await db.execute<{ name: string; count: number; last: string }>(sql`
+    SELECT name, count(*)::int AS count, max(created_at) AS last FROM events
+    WHERE project_id = ${projectId} GROUP BY name ORDER BY name`)
+  return {
+    data: result.rows.map((row) => ({
+      name: row.name,
+      count: row.count,
+      lastTrackedAt: new Date(row.last),
+      reserved: isReservedEventName(row.name),
+    })),
+  }
+}
+
+/** Segments and workflows that reference the event; filled in as those modules land. */
+export async function findEventUsage(_db: Executor, _projectId: string, name: string): Promise<EventUsage> {
+  return { event: name, segments: [], workflows: [] }
+}
+
+export function reservedEventError(name: string): AppError {
+  return validationError([
+    { field: 'event', code: 'reserved_event', message: `"${name}" is reserved for events the service emits itself` },
+  ])
+}
+
+export async function deleteEventsByName(
+  db: Executor,
+  projectId: string,
+  name: string,
+): Promise<{ event: string; deleted: number }> {
+  if (isReservedEventName(name)) throw reservedEventError(name)
+  const usage = await findEventUsage(db, projectId, name)
+  if (usage.segments.length > 0 || usage.workflows.length > 0) {
+    throw new AppError('CONFLICT', 'The event is used by segments or workflows; remove it from them first', {
+      details: usage,
+    })
+  }
+  const deleted = await db.execute(sql`DELETE FROM events WHERE project_id = ${projectId} AND name = ${name}`)
+  if (!deleted.rowCount) throw new AppError('NOT_FOUND', 'No events with this name')
+  return { event: name, deleted: deleted.rowCount }
+}

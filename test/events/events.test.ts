@@ -1,0 +1,173 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type BusEvent, subscribeToEvents } from '../../src/modules/events/bus.js'
+import { type Account, bearer, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server.close()
+})
+
+function call(account: Account, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) {
+  return server.app.inject({ method, url, headers: bearer(account.secretKey), ...(payload ? { payload } : {}) })
+}
+
+async function track(account: Account, email: string, event: string, data?: Record<string, unknown>) {
+  const response = await call(account, 'POST', '/events/track', { email, event, ...(data ? { data } : {}) })
+  expect(response.statusCode).toBe(200)
+  return response.json().data as { contact: string; event: string; timestamp: string }
+}
+
+describe('event bus', () => {
+  it('hands a tracked event, once committed, to an in-app subscriber', async () => {
+    const received: BusEvent[] = []
+    const unsubscribe = subscribeToEvents(async (events) => {
+      received.push(...events)
+    })
+    try {
+      const account = await createAccount(server)
+      const tracked = await track(account, uniqueEmail(), 'bus-check', { n: 1 })
+      await vi.waitFor(() => expect(received.map((event) => event.id)).toContain(tracked.event), { timeout: 5_000 })
+      expect(received.find((event) => event.id === tracked.event)).toEqual({
+        id: tracked.event,
+        projectId: account.project.id,
+        contactId: tracked.contact,
+        name: 'bus-check',
+        data: { n: 1 },
+        createdAt: new Date(tracked.timestamp),
+      })
+      const marked = await server.ctx.db.execute(sql`SELECT dispatched_at FROM events WHERE id = ${tracked.event}`)
+      expect(marked.rows[0]).toEqual({ dispatched_at: expect.anything() })
+    } finally {
+      unsubscribe()
+    }
+  })
+
+  it('redelivers a batch whose subscriber failed', async () => {
+    let failures = 0
+    const delivered: string[] = []
+    const unsubscribe = subscribeToEvents(async (events) => {
+      if (failures++ === 0) throw new Error('subscriber down')
+      delivered.push(...events.map((event) => event.id))
+    })
+    try {
+      const account = await createAccount(server)
+      const tracked = await track(account, uniqueEmail(), 'retry-check')
+      await vi.waitFor(() => expect(delivered).toContain(tracked.event), { timeout: 10_000 })
+    } finally {
+      unsubscribe()
+    }
+  })
+})
+
+describe('events API accepts', () => {
+  it('lists recent events newest first with cursor pages, per contact, names and stats', async () => {
+    const account = await createAccount(server)
+    const email = uniqueEmail()
+    const first = await track(account, email, 'signup')
+    const second = await track(account, email, 'login')
+    const third = await track(account, uniqueEmail(), 'login')
+
+    const page = await call(account, 'GET', '/events?limit=2')
+    expect(page.json()).toMatchObject({ hasMore: true, total: 3 })
+    expect(page.json().data.map((event: { id: string }) => event.id)).toEqual([third.event, second.event])
+    const next = await call(account, 'GET', `/events?limit=2&cursor=${page.json().cursor}`)
+    expect(next.json()).toMatchObject({ hasMore: false, total: 0, cursor: '' })
+    expect(next.json().data).toEqual([
+      { id: first.event, name: 'signup', contactId: first.contact, email, data: {}, createdAt: first.timestamp },
+    ])
+
+    const ofContact = await call(account, 'GET', `/events/contact/${first.contact}`)
+    expect(ofContact.json().data.map((event: { name: string }) => event.name)).toEqual(['login', 'signup'])
+    const filtered = await call(account, 'GET', '/events?name=login')
+    expect(filtered.json().total).toBe(2)
+
+    const names = await call(account, 'GET', '/events/names')
+    expect(names.json()).toEqual({
+      data: [
+        { name: 'login', count: 2, lastTrackedAt: expect.any(String), reserved: false },
+        { name: 'signup', count: 1, lastTrackedAt: first.timestamp, reserved: false },
+      ],
+    })
+    const stats = await call(account, 'GET', '/events/stats')
+    expect(stats.json()).toEqual({
+      total: 3,
+      last24Hours: 3,
+      last7Days: 3,
+      last30Days: 3,
+      uniqueContacts: 2,
+      topEvents: [
+        { name: 'login', count: 2 },
+        { name: 'signup', count: 1 },
+      ],
+    })
+  })
+
+  it('reports usage and deletes every event of a name', async () => {
+    const account = await createAccount(server)
+    await track(account, uniqueEmail(), 'old-event')
+    await track(account, uniqueEmail(), 'old-event')
+    const usage = await call(account, 'GET', '/events/old-event/usage')
+    expect(usage.json()).toEqual({ event: 'old-event', segments: [], workflows: [] })
+    const deleted = await call(account, 'DELETE', '/events/old-event')
+    expect(deleted.json()).toEqual({ event: 'old-event', deleted: 2 })
+    expect((await call(account, 'GET', '/events')).json().total).toBe(0)
+  })
+})
+
+describe('events API rejects', () => {
+  it('deleting a reserved name (422 reserved_event) or an unknown one (404), deleting nothing', async () => {
+    const account = await createAccount(server)
+    const contact = await createContact(server, account)
+    await call(account, 'PATCH', `/contacts/${contact.id}`, { subscribed: false })
+    const reserved = await call(account, 'DELETE', '/events/contact.unsubscribed')
+    expect(reserved.statusCode).toBe(422)
+    expect(reserved.json().error.errors).toEqual([
+      { field: 'event', code: 'reserved_event', message: expect.any(String) },
+    ])
+    expect((await call(account, 'DELETE', '/events/never-tracked')).statusCode).toBe(404)
+    expect((await call(account, 'GET', '/events')).json().total).toBe(1)
+  })
+
+  it('a reserved name on /events/track, a bad contact id and a bad cursor', async () => {
+    const account = await createAccount(server)
+    const reserved = await call(account, 'POST', '/events/track', { email: uniqueEmail(), event: 'email.click' })
+    expect(reserved.statusCode).toBe(422)
+    expect((await call(account, 'GET', '/events/contact/nope')).statusCode).toBe(422)
+    expect((await call(account, 'GET', '/events?cursor=nope')).statusCode).toBe(400)
+  })
+})
+
+describe('events API scoping', () => {
+  it.each([
+    ['POST', '/events/track'],
+    ['GET', '/events'],
+    ['GET', '/events/stats'],
+    ['GET', '/events/names'],
+    ['GET', '/events/contact/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/events/x/usage'],
+    ['DELETE', '/events/x'],
+  ] as const)('%s %s: no key or a public key gets 401', async (method, url) => {
+    const account = await createAccount(server)
+    for (const headers of [{}, bearer(account.publicKey)]) {
+      const response = await server.app.inject({ method, url, headers, payload: method === 'POST' ? {} : undefined })
+      expect(response.statusCode).toBe(401)
+    }
+  })
+
+  it("another project's events are invisible and cannot be deleted", async () => {
+    const [owner, other] = [await createAccount(server), await createAccount(server)]
+    const tracked = await track(owner, uniqueEmail(), 'private')
+    expect((await call(other, 'GET', `/events/contact/${tracked.contact}`)).statusCode).toBe(404)
+    expect((await call(other, 'GET', '/events')).json()).toMatchObject({ data: [], total: 0 })
+    expect((await call(other, 'GET', '/events/names')).json()).toEqual({ data: [] })
+    expect((await call(other, 'GET', '/events/stats')).json()).toMatchObject({ total: 0 })
+    expect((await call(other, 'DELETE', '/events/private')).statusCode).toBe(404)
+    expect((await call(owner, 'GET', '/events')).json().total).toBe(1)
+  })
+})
