@@ -11,6 +11,8 @@ export type JobDefinition<Schema extends z.ZodType = z.ZodType> = {
   queue?: Omit<Queue, 'name'>
   /** How many jobs one fetch claims; handlers get the whole batch so they can work set-based. */
   batchSize?: number
+  /** How often an idle worker looks for jobs (pg-boss default 2 s; minimum 0.5 s). */
+  pollingIntervalSeconds?: number
   /** Cron expression (UTC) for recurring jobs. */
   cron?: string
   handle(ctx: AppContext, jobs: z.infer<Schema>[]): Promise<void>

@@ -16,7 +16,8 @@ export async function startWorkers(
   loops: readonly LoopDefinition[] = [],
 ): Promise<void> {
   for (const job of jobs) {
-    await ctx.boss.work(job.name, { batchSize: job.batchSize ?? 1 }, async (batch) => {
+    const options = { batchSize: job.batchSize ?? 1, pollingIntervalSeconds: job.pollingIntervalSeconds ?? 2 }
+    await ctx.boss.work(job.name, options, async (batch) => {
       const data = batch.map((item) => job.data.parse(item.data))
       await job.handle(ctx, data)
     })

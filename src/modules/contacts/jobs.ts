@@ -8,6 +8,8 @@ export const importContactsJob = defineJob({
   name: 'contacts-import',
   data: z.object({ importId: z.uuid() }),
   queue: { retryLimit: 2 },
+  // Someone is usually watching the progress of an import or a bulk job.
+  pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
     for (const job of jobs) await runContactImport(ctx, job.importId)
   },
@@ -18,6 +20,7 @@ export const bulkContactsJob = defineJob({
   data: z.object({ bulkJobId: z.uuid() }),
   queue: { retryLimit: 2 },
   batchSize: 10,
+  pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
     for (const job of jobs) await runBulkJob(ctx, job.bulkJobId)
   },
