@@ -85,6 +85,8 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
         errors: [{ field: 'file', code: 'invalid_type', message: 'Required' }],
       })
     const file = await upload.toBuffer()
+    // toBuffer() can miss a limit reached on the last chunk; the stream's flag cannot.
+    if (upload.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', 'The CSV file is larger than 5 MB')
     return reply.code(202).send(await startContactImport(ctx, projectIdOf(request), file))
   })
 
