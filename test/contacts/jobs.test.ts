@@ -55,11 +55,11 @@ describe('CSV import', () => {
   it('imports 10k rows in batches, reporting the bad rows and importing the good ones', async () => {
     const account = await createAccount(server)
     await createContact(server, account, { email: 'row1@example.com', data: { existing: true } })
-    const lines = ['Email,subscribed,plan,seats,trial,zip']
+    const lines = ['Email,subscribed,plan,seats,trial,zip,id']
     for (let i = 0; i < 10_000; i++) {
       const email = i === 10 ? 'not-an-email' : i === 20 ? '' : `row${i}@example.com`
       const subscribed = i === 30 ? 'maybe' : i % 2 ? 'true' : 'false'
-      lines.push(`${email},${subscribed},pro,${i},true,01234`)
+      lines.push(`${email},${subscribed},pro,${i},true,01234,reserved-${i}`)
     }
     const { status, body } = await upload(account, lines.join('\n'))
     expect(status).toBe(202)

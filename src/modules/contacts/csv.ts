@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { CsvError, parse } from 'csv-parse'
+import { reservedDataKeys } from './data-rules.js'
 import { contactDataLimits, contactEmail } from './schemas.js'
 import type { ImportedContact } from './sql.js'
 
@@ -28,6 +29,7 @@ function headerFrom(names: string[]): CsvHeader {
   const dataColumns = names
     .map((key, index) => ({ key, index }))
     .filter(({ key, index }) => key !== '' && index !== emailIndex && lower[index] !== 'subscribed')
+    .filter(({ key }) => !reservedDataKeys.has(key))
   if (dataColumns.length > contactDataLimits.maxKeys) {
     throw new CsvFormatError(`At most ${contactDataLimits.maxKeys} data columns are allowed`)
   }

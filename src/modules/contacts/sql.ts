@@ -109,6 +109,8 @@ export async function updateContactRow(
   return result.rows[0]
 }
 
+// Batch statements lock their rows in id order, so two overlapping batches queue instead of deadlocking.
+
 /**
  * Sets the subscription of many contacts of the project. Only rows that change are written; `flipped` tells
  * the caller which ones really changed subscription (an explicit choice also ends a snooze, which is not one).
@@ -125,6 +127,7 @@ export async function setSubscriptionForIds(
       SELECT id, subscribed FROM contacts
       WHERE project_id = ${projectId} AND id = ANY(${sql.param(contactIds)}::uuid[])
         AND (subscribed <> ${subscribed} OR snoozed_until IS NOT NULL)
+      ORDER BY id
       FOR UPDATE
     ) AS previous
     WHERE c.id = previous.id
@@ -190,6 +193,7 @@ export async function updateImportedContacts(
       JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS given(email text, subscribed boolean, data jsonb)
         ON given.email = existing.email
       WHERE existing.project_id = ${projectId}
+      ORDER BY existing.id
       FOR UPDATE OF existing
     ) AS input
     WHERE c.id = input.id
