@@ -4,8 +4,10 @@ import {
   type Account,
   bearer,
   type ContactJson,
+  callAs,
   createAccount,
   createContact,
+  type Method,
   uniqueEmail,
 } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -19,8 +21,8 @@ afterAll(async () => {
   await server.close()
 })
 
-function call(account: Account, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) {
-  return server.app.inject({ method, url, headers: bearer(account.secretKey), ...(payload ? { payload } : {}) })
+function call(account: Account, method: Method, url: string, payload?: object) {
+  return callAs(server, account)(method, url, payload)
 }
 
 async function listAll(account: Account, query: string): Promise<ContactJson[]> {

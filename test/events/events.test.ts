@@ -1,7 +1,15 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type BusEvent, subscribeToEvents } from '../../src/modules/events/bus.js'
-import { type Account, bearer, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
+import {
+  type Account,
+  bearer,
+  callAs,
+  createAccount,
+  createContact,
+  type Method,
+  uniqueEmail,
+} from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 let server: TestServer
@@ -13,8 +21,8 @@ afterAll(async () => {
   await server.close()
 })
 
-function call(account: Account, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) {
-  return server.app.inject({ method, url, headers: bearer(account.secretKey), ...(payload ? { payload } : {}) })
+function call(account: Account, method: Method, url: string, payload?: object) {
+  return callAs(server, account)(method, url, payload)
 }
 
 async function track(account: Account, email: string, event: string, data?: Record<string, unknown>) {

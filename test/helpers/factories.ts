@@ -80,3 +80,11 @@ export async function createContact(
   const { _meta, ...contact } = response.json<ContactJson & { _meta: unknown }>()
   return contact
 }
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+
+/** Calls the API with the account's secret key. */
+export function callAs(server: TestServer, account: Account) {
+  return (method: Method, url: string, payload?: object) =>
+    server.app.inject({ method, url, headers: bearer(account.secretKey), ...(payload ? { payload } : {}) })
+}

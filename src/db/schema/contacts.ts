@@ -12,14 +12,8 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core'
+import { createdAt, updatedAt } from './columns.js'
 import { projects } from './foundation.js'
-
-const createdAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow()
-const updatedAt = () =>
-  timestamp({ withTimezone: true, mode: 'date' })
-    .notNull()
-    .defaultNow()
-    .$onUpdate(() => new Date())
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' })
 

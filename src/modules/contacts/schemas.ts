@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { bulkAction, jobState } from '../../db/schema/index.js'
+import { cursorPage, cursorPageQuery } from '../../http/pagination.js'
 
 /** Documented limits of one write's `data` (spec "Limits" leaves them open). */
 export const contactDataLimits = { maxKeys: 100, maxKeyLength: 100, maxBytes: 64 * 1024 } as const
@@ -71,14 +72,7 @@ export const contactUpdate = z.object({
 export type ContactUpdate = z.infer<typeof contactUpdate>
 
 const sortFields = ['createdAt', 'email'] as const
-export const contactListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((limit) => Math.min(limit, 100)),
-  cursor: z.string().max(500).optional(),
+export const contactListQuery = cursorPageQuery.extend({
   search: z.string().max(254).optional(),
   subscribed: z.enum(['true', 'false']).optional(),
   sort: z.enum(sortFields).catch('createdAt').default('createdAt'),
@@ -86,12 +80,7 @@ export const contactListQuery = z.object({
 })
 export type ContactListQuery = z.infer<typeof contactListQuery>
 
-export const contactPage = z.object({
-  data: z.array(contactView),
-  cursor: z.string(),
-  hasMore: z.boolean(),
-  total: z.number().int(),
-})
+export const contactPage = cursorPage(contactView)
 
 export const lookupBody = z.object({ emails: z.array(z.string().min(1).max(254)).min(1).max(500) })
 export const lookupResult = z.object({

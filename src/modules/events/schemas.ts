@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { cursorPage, cursorPageQuery } from '../../http/pagination.js'
 
 export const eventView = z.object({
   id: z.uuid(),
@@ -10,24 +11,12 @@ export const eventView = z.object({
 })
 export type EventView = z.infer<typeof eventView>
 
-export const eventListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((limit) => Math.min(limit, 100)),
-  cursor: z.string().max(500).optional(),
+export const eventListQuery = cursorPageQuery.extend({
   name: z.string().min(1).max(255).optional(),
 })
 export type EventListQuery = z.infer<typeof eventListQuery>
 
-export const eventPage = z.object({
-  data: z.array(eventView),
-  cursor: z.string(),
-  hasMore: z.boolean(),
-  total: z.number().int(),
-})
+export const eventPage = cursorPage(eventView)
 
 export const contactEventsParams = z.object({ contactId: z.uuid() })
 export const eventNameParams = z.object({ eventName: z.string().min(1).max(255) })
