@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../../db/client.js'
 import { contacts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
-import { publishEvents } from '../events/bus.js'
+import { type PublishedEvent, publishEvents } from '../events/bus.js'
 import { subscriptionEventName } from '../events/names.js'
 import { normalizeEmail } from '../users/service.js'
 import { emptyDataPatch, resolveContactData } from './data-rules.js'
@@ -20,6 +21,8 @@ export type ContactUpsertInput = {
 export type ContactUpsertOptions = {
   /** /v1/send: false; /v1/track and POST /contacts: true. */
   subscribedIfNew: boolean
+  /** Events of this contact to publish with the upsert, in the same statement (e.g. the tracked event). */
+  events?: readonly { name: string; data?: Record<string, unknown> }[]
 }
 
 export type ContactUpsertResult = {
@@ -29,35 +32,41 @@ export type ContactUpsertResult = {
   subscriptionChanged: boolean
   /** Stored data plus this request's non-persistent values: the variables of an email rendered now. */
   requestData: Record<string, unknown>
+  /** The `events` of the options, in order. */
+  events: PublishedEvent[]
 }
 
 /**
- * The one contact upsert (send, track, POST /contacts, imports of one): race-free by the (project, email)
- * unique constraint, one statement, inside the caller's transaction. A real subscription flip publishes its
- * event in the same transaction.
+ * The one contact upsert (send, track, POST /contacts): race-free by the (project, email) unique constraint,
+ * one statement that also publishes the given events and a real subscription flip. Atomic on its own; pass a
+ * transaction to make it part of a larger unit of work.
  */
 export async function upsertContact(
-  tx: Executor,
+  db: Executor,
   projectId: string,
   input: ContactUpsertInput,
   options: ContactUpsertOptions,
 ): Promise<ContactUpsertResult> {
   const patch = resolveContactData(input.data)
+  const events = (options.events ?? []).map((event) => ({ id: randomUUID(), name: event.name, data: event.data ?? {} }))
   const row = await upsertContactRow(
-    tx,
+    db,
     projectId,
     normalizeEmail(input.email),
     input.subscribed,
     options.subscribedIfNew,
     patch,
+    events,
   )
   const contact = toContactView(row)
-  // A null previous on an update means another transaction created the row after this statement's snapshot;
-  // it was then created with a default, taken to be ours.
-  const previous = row.previous_subscribed ?? options.subscribedIfNew
-  const subscriptionChanged = !row.inserted && previous !== contact.subscribed
-  if (subscriptionChanged) await publishSubscriptionChange(tx, projectId, contact.id, contact.subscribed)
-  return { contact, isNew: row.inserted, subscriptionChanged, requestData: { ...contact.data, ...patch.transient } }
+  const publishedAt = new Date(row.published_at)
+  return {
+    contact,
+    isNew: row.inserted,
+    subscriptionChanged: row.subscription_changed,
+    requestData: { ...contact.data, ...patch.transient },
+    events: events.map((event) => ({ id: event.id, createdAt: publishedAt })),
+  }
 }
 
 export async function publishSubscriptionChange(
@@ -90,14 +99,17 @@ export async function setContactSubscription(
 }
 
 export async function createContact(
-  db: Database,
+  db: Executor,
   projectId: string,
   input: ContactCreate,
 ): Promise<ContactUpsertResult> {
   const email = input.email
   if (email === undefined) throw new AppError('BAD_REQUEST', 'email is required', { plain: true })
-  return db.transaction((tx) =>
-    upsertContact(tx, projectId, { email, subscribed: input.subscribed, data: input.data }, { subscribedIfNew: true }),
+  return upsertContact(
+    db,
+    projectId,
+    { email, subscribed: input.subscribed, data: input.data },
+    { subscribedIfNew: true },
   )
 }
 

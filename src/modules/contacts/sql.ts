@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
+import { contactSubscribedEvent, contactUnsubscribedEvent } from '../events/names.js'
 import type { ContactDataPatch } from './data-rules.js'
 import type { ContactView } from './schemas.js'
 
@@ -29,13 +30,25 @@ export function toContactView(row: ContactRow): ContactView {
   }
 }
 
-export type UpsertRow = ContactRow & { inserted: boolean; previous_subscribed: boolean | null }
+export type UpsertRow = ContactRow & {
+  inserted: boolean
+  previous_subscribed: boolean | null
+  subscription_changed: boolean
+  published_at: string
+}
+
+/** An event of the upserted contact, written by the same statement. */
+export type ContactEventInput = { id: string; name: string; data: Record<string, unknown> }
 
 /**
- * Insert-or-update by (project, email) in one round trip. `previous` locks the existing row first (the
- * LEFT JOIN makes the insert read it before writing), so the returned previous subscription is the value
- * this statement replaced even under concurrent writers. Data merges in SQL (`-` then `||`), so concurrent
- * writers never lose each other's keys.
+ * Insert-or-update by (project, email) in one round trip, which also publishes the contact's events: the
+ * caller's (e.g. the tracked event) and `contact.subscribed`/`contact.unsubscribed` when the subscription
+ * really flipped. Being one statement it is atomic on its own, so /v1/track needs no explicit transaction.
+ *
+ * `previous` locks the existing row first (the LEFT JOIN makes the insert read it before writing), so the
+ * replaced subscription is exact even under concurrent writers. A row another transaction created after this
+ * statement's snapshot has no `previous`; it was created with a default, taken to be this caller's.
+ * Data merges in SQL (`-` then `||`), so concurrent writers never lose each other's keys.
  */
 export async function upsertContactRow(
   db: Executor,
@@ -44,6 +57,7 @@ export async function upsertContactRow(
   subscribed: boolean | undefined,
   subscribedIfNew: boolean,
   patch: ContactDataPatch,
+  events: readonly ContactEventInput[],
 ): Promise<UpsertRow> {
   const given = subscribed ?? null
   const result = await db.execute<UpsertRow>(sql`
@@ -59,8 +73,21 @@ export async function upsertContactRow(
         data = (contacts.data - ${sql.param(patch.unset)}::text[]) || ${JSON.stringify(patch.set)}::jsonb,
         updated_at = now()
       RETURNING ${contactColumns}, (xmax = 0) AS inserted
+    ), outcome AS (
+      SELECT written.*, previous.subscribed AS previous_subscribed,
+        NOT written.inserted AND coalesce(previous.subscribed, ${subscribedIfNew}::boolean) <> written.subscribed
+          AS subscription_changed
+      FROM written LEFT JOIN previous ON true
+    ), published AS (
+      INSERT INTO events (id, project_id, contact_id, name, data)
+      SELECT gen_random_uuid(), ${projectId}::uuid, outcome.id,
+        CASE WHEN outcome.subscribed THEN ${contactSubscribedEvent} ELSE ${contactUnsubscribedEvent} END::text, '{}'::jsonb
+      FROM outcome WHERE outcome.subscription_changed
+      UNION ALL
+      SELECT given.id, ${projectId}::uuid, outcome.id, given.name, given.data
+      FROM outcome, jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS given(id uuid, name text, data jsonb)
     )
-    SELECT written.*, previous.subscribed AS previous_subscribed FROM written LEFT JOIN previous ON true`)
+    SELECT outcome.*, now() AS published_at FROM outcome`)
   const row = result.rows[0]
   if (!row) throw new Error('contact upsert returned no row')
   return row
