@@ -12,7 +12,9 @@ import type { ImportView } from './schemas.js'
 import { type ImportedContact, insertImportedContacts, updateImportedContacts } from './sql.js'
 
 export const importMaxBytes = 5 * 1024 * 1024
-const batchSize = 1000
+// Rows per set-based upsert and progress commit. On the 2-core dev machine 100k new rows took 3.9 s with 2,500
+// and 7.8 s with 1,000; larger batches also hold their row locks longer against concurrent writers.
+const batchSize = 2500
 const maxReportedErrors = 1000
 
 function invalidFile(message: string): AppError {
