@@ -205,6 +205,10 @@ describe('contacts reject', () => {
     const response = await call(account, 'POST', '/contacts', { data: { a: 1 } })
     expect(response.statusCode).toBe(400)
     expect(response.json()).toEqual({ error: 'email is required' })
+    const empty = await server.app.inject({ method: 'POST', url: '/contacts', headers: bearer(account.secretKey) })
+    expect(empty.statusCode).toBe(400)
+    expect(empty.json()).toEqual({ error: 'email is required' })
+    expect((await call(account, 'GET', '/contacts')).json().total).toBe(0)
   })
 
   it('PATCH to an email another contact uses: 409, both unchanged', async () => {

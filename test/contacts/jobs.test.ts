@@ -169,6 +169,14 @@ describe('bulk jobs', () => {
     expect((await contactsOf(account)).every((contact) => contact.subscribed)).toBe(true)
     expect(await subscriptionEventCount(account)).toBe(3)
 
+    const stranger = await createAccount(server)
+    const foreignJob = await server.app.inject({
+      method: 'GET',
+      url: `/contacts/bulk/${on.json().jobId}`,
+      headers: bearer(stranger.secretKey),
+    })
+    expect(foreignJob.statusCode).toBe(404)
+
     const deleted = await bulk(account, 'delete', ids)
     expect(await poll(account, `/contacts/bulk/${deleted.json().jobId}`)).toMatchObject({ affected: 2 })
     expect(await contactsOf(account)).toEqual([])
