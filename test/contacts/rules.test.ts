@@ -66,7 +66,7 @@ describe('data rules on contact writes', () => {
       email,
       data: { name: 'Ada', age: 36, vip: true, address: { city: 'Paris' }, gone: 'soon', keep: 'me' },
     })
-    await track(account, {
+    const second = await track(account, {
       email,
       data: {
         gone: null,
@@ -87,6 +87,9 @@ describe('data rules on contact writes', () => {
       address: { city: 'Paris' },
       keep: 'me',
     })
+    // The event carries the data as passed, reserved keys aside.
+    const event = await server.ctx.db.execute(sql`SELECT data FROM events WHERE id = ${second.event}`)
+    expect(event.rows[0]).toEqual({ data: { gone: null, keep: '' } })
   })
 
   it('uses {value, persistent: false} for the request only: in the event, not on the contact', async () => {

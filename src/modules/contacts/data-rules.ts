@@ -59,9 +59,12 @@ export function resolveContactData(data: Record<string, unknown> | undefined): C
   return patch
 }
 
-/** What a tracked event records as its `data`: the request's values, reserved keys dropped, wrappers unwrapped. */
+/** What a tracked event records as its `data`: the data as passed, reserved keys dropped, wrappers unwrapped. */
 export function eventDataFrom(data: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!data) return {}
-  const patch = resolveContactData(data)
-  return { ...patch.set, ...patch.transient }
+  const event: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data ?? {})) {
+    if (reservedDataKeys.has(key) || value === undefined) continue
+    event[key] = isPlainObject(value) && isValueWrapper(value) ? value.value : value
+  }
+  return event
 }
