@@ -1,4 +1,4 @@
-import { bulkContactsJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
+import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
@@ -7,6 +7,7 @@ import type { LoopDefinition } from './loop.js'
 /** Every background job, listed once. The worker creates their queues, workers and schedules from here. */
 export const jobs: readonly JobDefinition[] = [
   expireIdempotencyKeysJob,
+  contactJobFailedJob,
   importContactsJob,
   bulkContactsJob,
   endSnoozesJob,

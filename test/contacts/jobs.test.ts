@@ -124,6 +124,20 @@ describe('CSV import', () => {
     expect(await contactsOf(account)).toEqual([])
   })
 
+  it('reports a job pg-boss gave up retrying as failed', async () => {
+    const account = await createAccount(server)
+    const queue = await server.ctx.boss.getQueue('contacts-import')
+    expect(queue?.deadLetter).toBe('contacts-job-failed')
+    const [row] = (
+      await server.ctx.db.execute<{ id: string }>(sql`
+        INSERT INTO contact_imports (project_id, state, file, file_bytes)
+        VALUES (${account.project.id}, 'running', 'email', 5) RETURNING id`)
+    ).rows
+    await server.ctx.boss.send('contacts-job-failed', { importId: row?.id })
+    const job = await poll(account, `/contacts/import/${row?.id}`)
+    expect(job).toMatchObject({ state: 'failed', error: expect.stringContaining('failed after several attempts') })
+  })
+
   it("another project's import job is 404", async () => {
     const [owner, other] = [await createAccount(server), await createAccount(server)]
     const { body } = await upload(owner, 'email\na@example.com\n')

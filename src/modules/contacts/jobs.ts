@@ -2,12 +2,26 @@ import { z } from 'zod'
 import { defineJob } from '../../jobs/define.js'
 import { runBulkJob } from './bulk.js'
 import { runContactImport } from './import.js'
+import { markContactJobFailed } from './job-failures.js'
 import { endSnoozes } from './snooze.js'
+
+/**
+ * Where an import or bulk job lands once pg-boss has given up retrying it, so its progress row says
+ * `failed` instead of staying `running` forever. Listed before the queues that name it.
+ */
+export const contactJobFailedJob = defineJob({
+  name: 'contacts-job-failed',
+  data: z.object({ importId: z.uuid().optional(), bulkJobId: z.uuid().optional() }),
+  queue: { retryLimit: 5 },
+  async handle(ctx, jobs) {
+    for (const job of jobs) await markContactJobFailed(ctx.db, job)
+  },
+})
 
 export const importContactsJob = defineJob({
   name: 'contacts-import',
   data: z.object({ importId: z.uuid() }),
-  queue: { retryLimit: 2 },
+  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name },
   // Someone is usually watching the progress of an import or a bulk job.
   pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
@@ -18,7 +32,7 @@ export const importContactsJob = defineJob({
 export const bulkContactsJob = defineJob({
   name: 'contacts-bulk',
   data: z.object({ bulkJobId: z.uuid() }),
-  queue: { retryLimit: 2 },
+  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name },
   batchSize: 10,
   pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
