@@ -10,6 +10,7 @@ import {
   type Method,
   uniqueEmail,
 } from '../helpers/factories.js'
+import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 let server: TestServer
@@ -254,32 +255,27 @@ describe('contacts reject', () => {
 
 describe('contacts scoping', () => {
   const id = '00000000-0000-4000-8000-000000000000'
-  const routes: [method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object][] = [
-    ['GET', '/contacts'],
-    ['POST', '/contacts', { email: 'x@example.com' }],
-    ['POST', '/contacts/lookup', { emails: ['x@example.com'] }],
-    ['GET', '/contacts/fields'],
-    ['GET', '/contacts/fields/plan/values'],
-    ['GET', '/contacts/fields/plan/usage'],
-    ['DELETE', '/contacts/fields/plan'],
-    ['GET', `/contacts/import/${id}`],
-    ['POST', '/contacts/bulk-subscribe', { contactIds: [id] }],
-    ['POST', '/contacts/bulk-unsubscribe', { contactIds: [id] }],
-    ['POST', '/contacts/bulk-delete', { contactIds: [id] }],
-    ['GET', `/contacts/bulk/${id}`],
-    ['GET', `/contacts/${id}`],
-    ['PATCH', `/contacts/${id}`, { subscribed: false }],
-    ['DELETE', `/contacts/${id}`],
-  ]
-
-  it.each(routes)('%s %s needs the secret key: none or a public key gets 401', async (method, url, payload) => {
-    const account = await createAccount(server)
-    for (const headers of [{}, bearer(account.publicKey)]) {
-      const response = await server.app.inject({ method, url, headers, ...(payload ? { payload } : {}) })
-      expect(response.statusCode).toBe(401)
-      expect(response.json().error.code).toBe('INVALID_API_KEY')
-    }
-  })
+  itRequiresTheSecretKey(
+    () => server,
+    [
+      ['GET', '/contacts'],
+      ['POST', '/contacts', { email: 'x@example.com' }],
+      ['POST', '/contacts/lookup', { emails: ['x@example.com'] }],
+      ['GET', '/contacts/fields'],
+      ['GET', '/contacts/fields/plan/values'],
+      ['GET', '/contacts/fields/plan/usage'],
+      ['DELETE', '/contacts/fields/plan'],
+      ['POST', '/contacts/import'],
+      ['GET', `/contacts/import/${id}`],
+      ['POST', '/contacts/bulk-subscribe', { contactIds: [id] }],
+      ['POST', '/contacts/bulk-unsubscribe', { contactIds: [id] }],
+      ['POST', '/contacts/bulk-delete', { contactIds: [id] }],
+      ['GET', `/contacts/bulk/${id}`],
+      ['GET', `/contacts/${id}`],
+      ['PATCH', `/contacts/${id}`, { subscribed: false }],
+      ['DELETE', `/contacts/${id}`],
+    ],
+  )
 
   it("another project's contact is 404 on every route and stays unchanged", async () => {
     const [owner, other] = [await createAccount(server), await createAccount(server)]

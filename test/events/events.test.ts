@@ -1,15 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type BusEvent, subscribeToEvents } from '../../src/modules/events/bus.js'
-import {
-  type Account,
-  bearer,
-  callAs,
-  createAccount,
-  createContact,
-  type Method,
-  uniqueEmail,
-} from '../helpers/factories.js'
+import { type Account, callAs, createAccount, createContact, type Method, uniqueEmail } from '../helpers/factories.js'
+import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 let server: TestServer
@@ -152,21 +145,18 @@ describe('events API rejects', () => {
 })
 
 describe('events API scoping', () => {
-  it.each([
-    ['POST', '/events/track'],
-    ['GET', '/events'],
-    ['GET', '/events/stats'],
-    ['GET', '/events/names'],
-    ['GET', '/events/contact/00000000-0000-4000-8000-000000000000'],
-    ['GET', '/events/x/usage'],
-    ['DELETE', '/events/x'],
-  ] as const)('%s %s: no key or a public key gets 401', async (method, url) => {
-    const account = await createAccount(server)
-    for (const headers of [{}, bearer(account.publicKey)]) {
-      const response = await server.app.inject({ method, url, headers, payload: method === 'POST' ? {} : undefined })
-      expect(response.statusCode).toBe(401)
-    }
-  })
+  itRequiresTheSecretKey(
+    () => server,
+    [
+      ['POST', '/events/track', { email: 'x@example.com', event: 'e' }],
+      ['GET', '/events'],
+      ['GET', '/events/stats'],
+      ['GET', '/events/names'],
+      ['GET', '/events/contact/00000000-0000-4000-8000-000000000000'],
+      ['GET', '/events/x/usage'],
+      ['DELETE', '/events/x'],
+    ],
+  )
 
   it("another project's events are invisible and cannot be deleted", async () => {
     const [owner, other] = [await createAccount(server), await createAccount(server)]
