@@ -234,5 +234,8 @@ describe('subscription table', () => {
     await patch(account, contact.id, { snoozedUntil: new Date(Date.now() + 60_000).toISOString() })
     const ended = await patch(account, contact.id, { snoozedUntil: null })
     expect(ended.json()).toMatchObject({ subscribed: true, snoozedUntil: null })
+    await patch(account, contact.id, { snoozedUntil: new Date(Date.now() + 60_000).toISOString() })
+    const left = await patch(account, contact.id, { snoozedUntil: null, subscribed: false })
+    expect(left.json()).toMatchObject({ subscribed: false, snoozedUntil: null })
   })
 })

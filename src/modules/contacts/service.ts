@@ -134,7 +134,8 @@ export const contactViewColumns = {
 
 function snoozeTarget(input: ContactUpdate, now: Date): Date | null | undefined {
   if (input.snoozedUntil === undefined) return undefined
-  if (input.snoozedUntil === null) return null
+  // An explicit subscription ends any snooze by itself.
+  if (input.snoozedUntil === null) return input.subscribed === undefined ? null : undefined
   const until = new Date(input.snoozedUntil)
   if (input.subscribed !== undefined) {
     throw new AppError('VALIDATION_ERROR', 'Give either subscribed or snoozedUntil, not both', {
