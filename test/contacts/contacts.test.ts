@@ -248,8 +248,14 @@ describe('contacts reject', () => {
     const data = await call(account, 'POST', '/contacts', { email: uniqueEmail(), data: 'text' })
     expect(data.statusCode).toBe(422)
     expect(data.json().error.errors[0]).toMatchObject({ field: 'data', code: 'invalid_type' })
-    const cursor = await call(account, 'GET', '/contacts?cursor=garbage')
-    expect(cursor.statusCode).toBe(400)
+    const forged = Buffer.from(
+      JSON.stringify(['createdAt', 'desc', 'not a time', '00000000-0000-4000-8000-000000000000']),
+    ).toString('base64url')
+    for (const cursor of ['garbage', forged]) {
+      const response = await call(account, 'GET', `/contacts?cursor=${cursor}`)
+      expect(response.statusCode).toBe(400)
+      expect(response.json().error.code).toBe('BAD_REQUEST')
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, uuidPattern } from '../../db/keyset.js'
+import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import type { ContactListQuery, ContactView } from './schemas.js'
 import { type ContactRow, contactColumns, toContactView } from './sql.js'
@@ -11,7 +11,8 @@ function decodeContactCursor(text: string, query: ContactListQuery): Cursor {
   const parts = decodeCursor(text, 4)
   if (parts) {
     const [sort, dir, value, id] = parts as [string, string, string, string]
-    if (sort === query.sort && dir === query.dir && uuidPattern.test(id)) return { value, id }
+    const validValue = sort === 'email' || timestampTextPattern.test(value)
+    if (sort === query.sort && dir === query.dir && validValue && uuidPattern.test(id)) return { value, id }
   }
   throw new AppError('BAD_REQUEST', 'Invalid cursor: pass the cursor of the previous page with the same sort and dir')
 }

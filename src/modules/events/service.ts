@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, uuidPattern } from '../../db/keyset.js'
+import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
 import { AppError, validationError } from '../../errors.js'
 import { getContact } from '../contacts/service.js'
 import { isReservedEventName } from './names.js'
@@ -42,7 +42,9 @@ export async function listEvents(
   let keyset = sql``
   if (query.cursor) {
     const parts = decodeCursor(query.cursor, 2)
-    if (!parts || !uuidPattern.test(parts[1] ?? '')) throw new AppError('BAD_REQUEST', 'Invalid cursor')
+    if (!parts || !timestampTextPattern.test(parts[0] ?? '') || !uuidPattern.test(parts[1] ?? '')) {
+      throw new AppError('BAD_REQUEST', 'Invalid cursor')
+    }
     keyset = sql` AND (e.created_at, e.id) < (${parts[0]}::timestamptz, ${parts[1]}::uuid)`
   }
   const result = await db.execute<EventRow>(sql`
