@@ -59,8 +59,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await createQueues(ctx, jobs)
   if (worker) await startWorkers(ctx, jobs)
   const app = await buildServer(ctx)
-  options.routes?.(app, ctx)
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  try {
+    options.routes?.(app, ctx)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+  } catch (err) {
+    await app.close()
+    await ctx.close()
+    throw err
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return {
