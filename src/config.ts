@@ -32,6 +32,7 @@ const environmentSchema = z.object({
     .max(24 * 365)
     .default(24),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 })
 
@@ -52,6 +53,8 @@ export type Config = Readonly<{
   disableSignups: boolean
   idempotencyTtlHours: number
   rateLimitPerMinute: number
+  /** Login and signup attempts per client address, against password guessing. */
+  authRateLimitPerMinute: number
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
 }>
 
@@ -87,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     disableSignups: values.DISABLE_SIGNUPS,
     idempotencyTtlHours: values.IDEMPOTENCY_TTL_HOURS,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
     logLevel: values.LOG_LEVEL,
   })
 }

@@ -86,3 +86,27 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
     expect(limited.statusCode).toBe(429)
   })
 })
+
+describe('login and signup rate limit', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ worker: false, config: { authRateLimitPerMinute: 2 } })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('limits password attempts per client address much lower than API calls', async () => {
+    const attempt = () =>
+      server.app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'who@example.com', password: 'guess' },
+      })
+    expect((await attempt()).statusCode).toBe(401)
+    expect((await attempt()).statusCode).toBe(401)
+    const limited = await attempt()
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().error.code).toBe('RATE_LIMIT_EXCEEDED')
+  })
+})

@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     disableSignups: false,
     idempotencyTtlHours: 24,
     rateLimitPerMinute: 100_000,
+    authRateLimitPerMinute: 100_000,
     logLevel: 'silent',
     ...overrides,
   })
