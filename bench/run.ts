@@ -6,10 +6,11 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { idleFootprint } from './benchmarks/idle-footprint.js'
+import { track } from './benchmarks/track.js'
 import { root } from './lib/server.js'
 import type { Benchmark, BenchOptions } from './lib/types.js'
 
-const benchmarks: Benchmark[] = [idleFootprint]
+const benchmarks: Benchmark[] = [track, idleFootprint]
 
 function machine() {
   return {
