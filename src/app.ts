@@ -14,6 +14,7 @@ import { validatorCompiler } from './http/validation.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
+import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
@@ -72,6 +73,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
+  registerDomainRoutes(app, ctx)
 
   return app
 }
