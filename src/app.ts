@@ -19,6 +19,7 @@ import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
 import { registerUserRoutes } from './modules/users/routes.js'
+import { registerVerifyRoutes } from './modules/verify/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
 
@@ -74,6 +75,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
+  registerVerifyRoutes(app, ctx)
 
   return app
 }
