@@ -18,6 +18,7 @@ import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
 
@@ -76,6 +77,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerProjectRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
+  registerTemplateRoutes(app, ctx)
 
   return app
 }
