@@ -9,25 +9,24 @@ import { buildDnsRecords } from '../../src/modules/domains/dns-records.js'
 import { verifyPendingDomainsJob } from '../../src/modules/domains/jobs.js'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
 import { getSigningKey } from '../../src/modules/domains/service.js'
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
-import { addDomain, checkDomain, publishDkim } from '../helpers/domains.js'
+import type { TestDnsServer } from '../helpers/dns-server.js'
+import { addDomain, checkDomain, publishDkim, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { expectSecretKeyRequired, notFoundBody } from '../helpers/scoping.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
+import type { TestServer } from '../helpers/server.js'
 
 let server: TestServer
 let dns: TestDnsServer
 let account: Account
 
+let env: ServerWithDns
+
 beforeAll(async () => {
-  dns = await startDnsServer()
-  server = await startTestServer({ config: { dnsServers: [dns.address], mailTransport: 'smtp' } })
+  env = await startServerWithDns()
+  ;({ server, dns } = env)
   account = await createAccount(server)
 })
-afterAll(async () => {
-  await server?.close()
-  await dns?.close()
-})
+afterAll(() => env?.close())
 
 let domainCounter = 0
 function uniqueDomain(): string {

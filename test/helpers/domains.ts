@@ -1,8 +1,27 @@
 import { expect } from 'vitest'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
-import type { TestDnsServer } from './dns-server.js'
+import { startDnsServer, type TestDnsServer } from './dns-server.js'
 import { type Account, bearer } from './factories.js'
-import type { TestServer } from './server.js'
+import { startTestServer, type TestServer, type TestServerOptions } from './server.js'
+
+export type ServerWithDns = { server: TestServer; dns: TestDnsServer; close(): Promise<void> }
+
+/** A server whose every DNS lookup goes to a local DNS server, with a real transport (smtp) unless told otherwise. */
+export async function startServerWithDns(options: TestServerOptions = {}): Promise<ServerWithDns> {
+  const dns = await startDnsServer()
+  const server = await startTestServer({
+    ...options,
+    config: { mailTransport: 'smtp', ...options.config, dnsServers: [dns.address] },
+  })
+  return {
+    server,
+    dns,
+    async close() {
+      await server.close()
+      await dns.close()
+    },
+  }
+}
 
 export async function addDomain(server: TestServer, account: Account, domain: string): Promise<DomainView> {
   const response = await server.app.inject({

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { templates } from '../../src/db/schema/index.js'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
 import type { TemplateView } from '../../src/modules/templates/schemas.js'
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
-import { addDomain, addVerifiedDomain } from '../helpers/domains.js'
+import type { TestDnsServer } from '../helpers/dns-server.js'
+import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { expectSecretKeyRequired, notFoundBody } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -14,16 +14,15 @@ let dns: TestDnsServer
 let account: Account
 let domain: DomainView
 
+let env: ServerWithDns
+
 beforeAll(async () => {
-  dns = await startDnsServer()
-  server = await startTestServer({ config: { dnsServers: [dns.address], mailTransport: 'smtp' } })
+  env = await startServerWithDns()
+  ;({ server, dns } = env)
   account = await createAccount(server)
   domain = await addVerifiedDomain(server, dns, account, `tpl-${process.pid}.mailroom.test`)
 })
-afterAll(async () => {
-  await server?.close()
-  await dns?.close()
-})
+afterAll(() => env?.close())
 
 function validTemplate(overrides: Record<string, unknown> = {}) {
   return {
