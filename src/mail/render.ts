@@ -28,6 +28,9 @@ export const renderLimits = {
   memory: 10_000_000,
   outputChars: 10_000_000,
   cachedTemplates: 1_000,
+  /** Parsed templates are kept while their sources add up to this; larger ones are parsed on every render. */
+  cachedSourceChars: 20_000_000,
+  cacheableSourceChars: 1_000_000,
 } as const
 
 // Templates never read files: `include`, `render` and `layout` would otherwise resolve against the disk.
@@ -54,12 +57,12 @@ function createEngine(escapeOutput: boolean): Liquid {
   return engine
 }
 
-type Engine = { liquid: Liquid; cache: Map<string, Template[]> }
+type Engine = { liquid: Liquid; cache: Map<string, Template[]>; cachedChars: number }
 
-const htmlEngine: Engine = { liquid: createEngine(true), cache: new Map() }
-const textEngine: Engine = { liquid: createEngine(false), cache: new Map() }
+const htmlEngine: Engine = { liquid: createEngine(true), cache: new Map(), cachedChars: 0 }
+const textEngine: Engine = { liquid: createEngine(false), cache: new Map(), cachedChars: 0 }
 
-/** Parses once per distinct source; the least recently used parse is dropped when the cache is full. */
+/** Parses once per distinct source; the least recently used parses are dropped when the cache is full. */
 function parse(engine: Engine, source: string): Template[] {
   const cached = engine.cache.get(source)
   if (cached) {
@@ -68,11 +71,18 @@ function parse(engine: Engine, source: string): Template[] {
     return cached
   }
   const parsed = engine.liquid.parse(translateFallbacks(source).source)
-  if (engine.cache.size >= renderLimits.cachedTemplates) {
+  if (source.length > renderLimits.cacheableSourceChars) return parsed
+  while (
+    engine.cache.size >= renderLimits.cachedTemplates ||
+    engine.cachedChars + source.length > renderLimits.cachedSourceChars
+  ) {
     const oldest = engine.cache.keys().next().value
-    if (oldest !== undefined) engine.cache.delete(oldest)
+    if (oldest === undefined) break
+    engine.cache.delete(oldest)
+    engine.cachedChars -= oldest.length
   }
   engine.cache.set(source, parsed)
+  engine.cachedChars += source.length
   return parsed
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const verifyRequest = z.object({ email: z.string().trim().max(1024) })
+export const verifyRequest = z.object({ email: z.string().trim() })
 export type VerifyRequest = z.infer<typeof verifyRequest>
 
 export const verificationResult = z.object({

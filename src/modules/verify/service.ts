@@ -35,7 +35,7 @@ async function lookUpDomain(resolver: DnsResolver, domain: string): Promise<DnsF
  * itself, counts as a typo.
  */
 function typoCorrection(local: string, domain: string, isProvider: boolean): string | undefined {
-  if (!domain || isProvider) return undefined
+  if (!domain || isProvider || domain.length > 253) return undefined
   const suggestion = suggestEmail({ email: `${local}@${domain}` })
   if (!suggestion || suggestion.domain === domain || !isFreeProviderDomain(suggestion.domain)) return undefined
   return `${local}@${suggestion.domain}`
@@ -48,7 +48,8 @@ export async function verifyEmail(resolver: DnsResolver, email: string): Promise
   const at = email.lastIndexOf('@')
   const local = at > 0 ? email.slice(0, at) : ''
   const domain = at > 0 ? email.slice(at + 1).toLowerCase() : ''
-  const formatValid = emailFormat.safeParse(email).success && local.length <= 64 && email.length <= 254
+  // Lengths first: the format pattern never runs on an oversized input.
+  const formatValid = email.length <= 254 && local.length <= 64 && emailFormat.safeParse(email).success
   const dns = formatValid ? await lookUpDomain(resolver, domain) : noDns
   const isAlias = domain !== '' && isAliasDomain(domain)
   const isDisposable = domain !== '' && isDisposableDomain(domain)
