@@ -5,15 +5,17 @@ import { dkimSign } from 'mailauth/lib/dkim/sign.js'
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { domains } from '../../src/db/schema/index.js'
+import { createResolver } from '../../src/mail/dns.js'
 import { buildDnsRecords } from '../../src/modules/domains/dns-records.js'
 import { verifyPendingDomainsJob } from '../../src/modules/domains/jobs.js'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
-import { getSigningKey } from '../../src/modules/domains/service.js'
+import { getSigningKey, verifyDomain } from '../../src/modules/domains/service.js'
 import type { TestDnsServer } from '../helpers/dns-server.js'
 import { addDomain, checkDomain, publishDkim, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { expectSecretKeyRequired, notFoundBody } from '../helpers/scoping.js'
 import type { TestServer } from '../helpers/server.js'
+import { startSilentDnsServer } from '../helpers/silent-dns.js'
 
 let server: TestServer
 let dns: TestDnsServer
@@ -113,6 +115,21 @@ describe('domains: accepts', () => {
     expect((await checkDomain(server, account, domain.id)).status).toBe('VERIFIED')
     dns.remove(domain.records[0]?.name ?? '')
     expect(await checkDomain(server, account, domain.id)).toMatchObject({ status: 'PENDING', verifiedAt: null })
+  })
+
+  it('keeps the status it had when DNS does not answer', async () => {
+    const domain = await addDomain(server, account, uniqueDomain())
+    publishDkim(dns, domain)
+    expect((await checkDomain(server, account, domain.id)).status).toBe('VERIFIED')
+    const silent = await startSilentDnsServer()
+    try {
+      const unreachable = createResolver({ dnsServers: [silent.address] }, { timeoutMs: 200, cacheTtlMs: 0 })
+      const checked = await verifyDomain(server.ctx.db, server.config, unreachable, account.project.id, domain.id)
+      expect(checked).toMatchObject({ status: 'VERIFIED', verified: true })
+      expect(checked.records.find((record) => record.purpose === 'DKIM')?.status).toBe('verified')
+    } finally {
+      silent.close()
+    }
   })
 
   it('verifies pending domains in the background job', async () => {

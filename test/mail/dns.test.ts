@@ -1,9 +1,8 @@
-import { createSocket } from 'node:dgram'
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decryptPrivateKey, encryptPrivateKey } from '../../src/mail/dkim-keys.js'
 import { createResolver } from '../../src/mail/dns.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
+import { startSilentDnsServer } from '../helpers/silent-dns.js'
 
 let dns: TestDnsServer
 
@@ -40,11 +39,9 @@ describe('createResolver', () => {
   })
 
   it('gives up after its timeout when the server does not answer', async () => {
-    const silent = createSocket('udp4')
-    silent.bind(0, '127.0.0.1')
-    await once(silent, 'listening')
+    const silent = await startSilentDnsServer()
     try {
-      const resolver = createResolver({ dnsServers: [`127.0.0.1:${silent.address().port}`] }, { timeoutMs: 300 })
+      const resolver = createResolver({ dnsServers: [silent.address] }, { timeoutMs: 300 })
       const started = Date.now()
       expect(await resolver.mx('shop.test')).toEqual({ outcome: 'failed', records: [] })
       expect(Date.now() - started).toBeLessThan(2_000)

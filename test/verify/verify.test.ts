@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createResolver } from '../../src/mail/dns.js'
+import { verifyEmail } from '../../src/modules/verify/service.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { expectSecretKeyRequired } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
+import { startSilentDnsServer } from '../helpers/silent-dns.js'
 
 let server: TestServer
 let dns: TestDnsServer
@@ -120,6 +123,20 @@ describe('verify: accepts', () => {
       expect(response.json().data.reasons).toContain('Invalid email format')
     }
     expect(dns.queries.length).toBe(before)
+  })
+
+  it('says the domain could not be checked when DNS does not answer', async () => {
+    const silent = await startSilentDnsServer()
+    try {
+      const resolver = createResolver({ dnsServers: [silent.address] }, { timeoutMs: 200 })
+      expect(await verifyEmail(resolver, 'ada@shop.test')).toMatchObject({
+        valid: false,
+        domainExists: false,
+        reasons: ['DNS lookup failed; the domain could not be checked'],
+      })
+    } finally {
+      silent.close()
+    }
   })
 
   it('reuses a recent DNS answer for the same domain', async () => {
