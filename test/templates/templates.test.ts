@@ -244,6 +244,16 @@ describe('templates: rejects', () => {
       expect(response.json().error).toMatchObject({ code: 'FORBIDDEN', statusCode: 403, message })
     }
     expect((await list(owner, '')).json().total).toBe(0)
+
+    const template = await createOk(account)
+    const patch = await server.app.inject({
+      method: 'PATCH',
+      url: `/templates/${template.id}`,
+      headers: bearer(account.secretKey),
+      payload: { from: `hi@${pending.domain}`, name: 'Moved' },
+    })
+    expect(patch.statusCode).toBe(403)
+    expect(await storedTemplate(template.id)).toMatchObject({ from: template.from, name: template.name })
   })
 
   it('keeps a domain while a template sends from it', async () => {
