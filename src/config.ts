@@ -17,6 +17,10 @@ const environmentSchema = z.object({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MAIL_TRANSPORT: z.enum(['capture', 'smtp', 'ses']).default('capture'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SES_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region such as eu-west-1')
+    .default('us-east-1'),
   DNS_SERVERS: z
     .string()
     .optional()
@@ -46,6 +50,7 @@ export type Config = Readonly<{
   publicUrl: string
   mailTransport: 'capture' | 'smtp' | 'ses'
   smtpUrl: string | undefined
+  sesRegion: string
   dnsServers: readonly string[]
   redisUrl: string | undefined
   secret: string
@@ -83,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     mailTransport: values.MAIL_TRANSPORT,
     smtpUrl: values.SMTP_URL,
+    sesRegion: values.SES_REGION,
     dnsServers: values.DNS_SERVERS,
     redisUrl: values.REDIS_URL,
     secret: values.SECRET ?? readOrCreateSecret(dataDir),

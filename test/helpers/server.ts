@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'http://localhost:3000',
     mailTransport: 'capture',
     smtpUrl: undefined,
+    sesRegion: 'us-east-1',
     dnsServers: [],
     redisUrl: undefined,
     secret: 'test-secret-test-secret-test-secret-0123456789',

@@ -1,2 +1,4 @@
 // One file per area; drizzle-kit reads this index to generate migrations.
+export * from './domains.js'
 export * from './foundation.js'
+export * from './templates.js'
