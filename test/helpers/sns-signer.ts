@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process'
 import { randomUUID, sign } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { isAmazonSnsCertificateUrl, type SnsMessage, type SnsTrust, snsStringToSign } from '../../src/mail/sns.js'
+import { createSelfSignedCertificate } from './self-signed-certificate.js'
 
 export type SnsSigner = {
   /** A URL that passes the SNS host check; `trust` serves the throwaway certificate for it. */
@@ -26,9 +23,9 @@ export type SnsSigner = {
 /** Certificates of every signer, by URL, so several signers in one file can coexist. */
 const certificates = new Map<string, string>()
 
-/** One RSA key and self-signed certificate per call (openssl, about 50 ms), removed from disk at once. */
+/** One RSA key and self-signed certificate per signer (openssl, about 50 ms). */
 export function createSnsSigner(name = 'sns-test'): SnsSigner {
-  const { certificate, privateKey } = makeCertificate(name)
+  const { certificate, privateKey } = createSelfSignedCertificate(name)
   const certificateUrl = `https://sns.us-east-1.amazonaws.com/SimpleNotificationService-${name}.pem`
   certificates.set(certificateUrl, certificate)
   const trust: SnsTrust = {
@@ -62,35 +59,5 @@ export function createSnsSigner(name = 'sns-test'): SnsSigner {
       const signature = sign(algorithm, Buffer.from(snsStringToSign(envelope)), options.key ?? privateKey)
       return { ...envelope, Signature: signature.toString('base64') }
     },
-  }
-}
-
-function makeCertificate(name: string): { certificate: string; privateKey: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mailroom-sns-'))
-  try {
-    const keyFile = path.join(dir, 'key.pem')
-    const certFile = path.join(dir, 'cert.pem')
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${name}`,
-      ],
-      { stdio: 'ignore' },
-    )
-    return { certificate: readFileSync(certFile, 'utf8'), privateKey: readFileSync(keyFile, 'utf8') }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
 }
