@@ -1,9 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { createTransport, type SendMailOptions } from 'nodemailer'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createResolver } from '../../src/mail/dns.js'
 import { type InboundMessage, type InboundServer, startInboundServer } from '../../src/mail/inbound-server.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
+import { createSelfSignedCertificate } from '../helpers/self-signed-certificate.js'
 
 const maxMessageBytes = 64 * 1024
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -98,8 +101,7 @@ describe('accepts mail for our recipients', () => {
     expect(received[0]).toMatchObject({ spfVerdict: 'FAIL', dkimVerdict: 'GRAY', dmarcVerdict: 'FAIL' })
   })
 
-  it('a signature that no longer matches the message fails DKIM', async () => {
-    // Signed for another selector's key: the published key cannot verify it.
+  it('a signature made with a key the domain did not publish fails DKIM', async () => {
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey
     await send({
       from: 'alice@sender.test',
@@ -141,6 +143,67 @@ describe('accepts mail for our recipients', () => {
       from: 'mailer-daemon@sender.test',
       fromHeader: '"Mail Delivery" <mailer-daemon@sender.test>',
     })
+  })
+})
+
+/** The EHLO reply lines, read straight off the socket. */
+async function ehloCapabilities(port: number): Promise<string[]> {
+  const socket = connect(port, '127.0.0.1')
+  socket.setEncoding('utf8')
+  let buffer = ''
+  const readReply = async () => {
+    // A reply ends with a line whose code is followed by a space.
+    while (!/^\d{3} .*\r\n/m.test(buffer)) {
+      const [chunk] = await once(socket, 'data')
+      buffer += String(chunk)
+    }
+    const reply = buffer
+    buffer = ''
+    return reply
+  }
+  try {
+    await readReply()
+    socket.write('EHLO client.sender.test\r\n')
+    return (await readReply()).split('\r\n').filter(Boolean)
+  } finally {
+    socket.destroy()
+  }
+}
+
+describe('offers', () => {
+  it('neither AUTH nor STARTTLS by default, and its size limit', async () => {
+    const capabilities = await ehloCapabilities(server.port)
+    expect(capabilities.some((line) => /AUTH|STARTTLS/.test(line))).toBe(false)
+    expect(capabilities.map((line) => line.slice(4))).toContain(`SIZE ${maxMessageBytes}`)
+  })
+
+  it('STARTTLS when given a certificate, and still no AUTH; mail then arrives over TLS', async () => {
+    const { certificate, privateKey: key } = createSelfSignedCertificate('mx.inbound.test')
+    const tlsServer = await startInboundServer({
+      host: '127.0.0.1',
+      port: 0,
+      maxMessageBytes,
+      tls: { key, cert: certificate },
+      acceptRecipient: () => true,
+      onMessage: async (message) => {
+        received.push(message)
+      },
+    })
+    try {
+      const capabilities = (await ehloCapabilities(tlsServer.port)).map((line) => line.slice(4))
+      expect(capabilities).toContain('STARTTLS')
+      expect(capabilities.some((line) => line.startsWith('AUTH'))).toBe(false)
+      const transport = createTransport({
+        host: '127.0.0.1',
+        port: tlsServer.port,
+        requireTLS: true,
+        tls: { ca: certificate, servername: 'mx.inbound.test' },
+      })
+      await transport.sendMail({ from: 'alice@sender.test', to: 'support@inbound.test', text: 'over TLS' })
+      expect(received).toHaveLength(1)
+    } finally {
+      await tlsServer.close()
+    }
   })
 })
 
