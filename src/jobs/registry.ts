@@ -1,4 +1,5 @@
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
+import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
@@ -7,6 +8,7 @@ import type { LoopDefinition } from './loop.js'
 /** Every background job, listed once. The worker creates their queues, workers and schedules from here. */
 export const jobs: readonly JobDefinition[] = [
   expireIdempotencyKeysJob,
+  verifyPendingDomainsJob,
   contactJobFailedJob,
   importContactsJob,
   bulkContactsJob,

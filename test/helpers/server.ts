@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'http://localhost:3000',
     mailTransport: 'capture',
     smtpUrl: undefined,
+    sesRegion: 'us-east-1',
     dnsServers: [],
     redisUrl: undefined,
     secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -35,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     disableSignups: false,
     idempotencyTtlHours: 24,
     rateLimitPerMinute: 100_000,
+    authRateLimitPerMinute: 100_000,
     logLevel: 'silent',
     ...overrides,
   })
@@ -59,8 +61,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await createQueues(ctx, jobs)
   if (worker) await startWorkers(ctx, jobs, loops)
   const app = await buildServer(ctx)
-  options.routes?.(app, ctx)
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  try {
+    options.routes?.(app, ctx)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+  } catch (err) {
+    await app.close()
+    await ctx.close()
+    throw err
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return {

@@ -20,9 +20,14 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
     })
   }
 
+  const passwordRoute = {
+    auth: 'none' as const,
+    rateLimit: { max: ctx.config.authRateLimitPerMinute, timeWindow: 60_000 },
+  }
+
   app.post(
     '/auth/signup',
-    { config: { auth: 'none' }, schema: { tags: ['auth'], body: credentials, response: { 201: userView } } },
+    { config: passwordRoute, schema: { tags: ['auth'], body: credentials, response: { 201: userView } } },
     async (request, reply) => {
       if (ctx.config.disableSignups) throw new AppError('SIGNUPS_DISABLED', 'Signups are disabled on this server')
       const user = await createUser(ctx.db, request.body)
@@ -33,7 +38,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/auth/login',
-    { config: { auth: 'none' }, schema: { tags: ['auth'], body: loginBody, response: { 200: userView } } },
+    { config: passwordRoute, schema: { tags: ['auth'], body: loginBody, response: { 200: userView } } },
     async (request, reply) => {
       const user = await authenticateUser(ctx.db, request.body.email, request.body.password)
       await startSession(reply, user.id)

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
-import { projectIdOf } from '../../http/auth.js'
+import { projectOf } from '../../http/project.js'
 import { getBulkJob, startBulkJob } from './bulk.js'
 import { deleteContactField, findFieldUsage, listContactFields, listFieldValues } from './fields.js'
 import { getContactImport, importMaxBytes, startContactImport } from './import.js'
@@ -37,14 +37,14 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/contacts',
     { config, schema: { tags, querystring: contactListQuery, response: { 200: contactPage } } },
-    async (request) => listContacts(ctx.db, projectIdOf(request), request.query),
+    async (request) => listContacts(ctx.db, projectOf(request), request.query),
   )
 
   app.post(
     '/contacts',
     { config, schema: { tags, body: contactCreate, response: { 200: contactCreated, 201: contactCreated } } },
     async (request, reply) => {
-      const result = await createContact(ctx.db, projectIdOf(request), request.body)
+      const result = await createContact(ctx.db, projectOf(request), request.body)
       return reply
         .code(result.isNew ? 201 : 200)
         .send({ ...result.contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } })
@@ -54,27 +54,27 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/contacts/lookup',
     { config, schema: { tags, body: lookupBody, response: { 200: lookupResult } } },
-    async (request) => lookupContacts(ctx.db, projectIdOf(request), request.body.emails),
+    async (request) => lookupContacts(ctx.db, projectOf(request), request.body.emails),
   )
 
   app.get('/contacts/fields', { config, schema: { tags, response: { 200: fieldList } } }, async (request) =>
-    listContactFields(ctx.db, projectIdOf(request)),
+    listContactFields(ctx.db, projectOf(request)),
   )
 
   app.get(
     '/contacts/fields/:field/values',
     { config, schema: { tags, params: fieldParams, querystring: fieldValuesQuery, response: { 200: fieldValues } } },
-    async (request) => listFieldValues(ctx.db, projectIdOf(request), request.params.field, request.query.limit),
+    async (request) => listFieldValues(ctx.db, projectOf(request), request.params.field, request.query.limit),
   )
 
   app.get(
     '/contacts/fields/:field/usage',
     { config, schema: { tags, params: fieldParams, response: { 200: usageView } } },
-    async (request) => findFieldUsage(ctx.db, projectIdOf(request), request.params.field),
+    async (request) => findFieldUsage(ctx.db, projectOf(request), request.params.field),
   )
 
   app.delete('/contacts/fields/:field', { config, schema: { tags, params: fieldParams } }, async (request) =>
-    deleteContactField(ctx.db, projectIdOf(request), request.params.field),
+    deleteContactField(ctx.db, projectOf(request), request.params.field),
   )
 
   app.post('/contacts/import', { config, schema: { tags, response: { 202: jobAccepted } } }, async (request, reply) => {
@@ -87,13 +87,13 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     const file = await upload.toBuffer()
     // toBuffer() can miss a limit reached on the last chunk; the stream's flag cannot.
     if (upload.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', 'The CSV file is larger than 5 MB')
-    return reply.code(202).send(await startContactImport(ctx, projectIdOf(request), file))
+    return reply.code(202).send(await startContactImport(ctx, projectOf(request), file))
   })
 
   app.get(
     '/contacts/import/:jobId',
     { config, schema: { tags, params: jobIdParams, response: { 200: importView } } },
-    async (request) => getContactImport(ctx.db, projectIdOf(request), request.params.jobId),
+    async (request) => getContactImport(ctx.db, projectOf(request), request.params.jobId),
   )
 
   const bulkRoutes: [string, BulkAction][] = [
@@ -106,30 +106,30 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
       url,
       { config, schema: { tags, body: bulkBody, response: { 202: jobAccepted } } },
       async (request, reply) =>
-        reply.code(202).send(await startBulkJob(ctx, projectIdOf(request), action, request.body.contactIds)),
+        reply.code(202).send(await startBulkJob(ctx, projectOf(request), action, request.body.contactIds)),
     )
   }
 
   app.get(
     '/contacts/bulk/:jobId',
     { config, schema: { tags, params: jobIdParams, response: { 200: bulkView } } },
-    async (request) => getBulkJob(ctx.db, projectIdOf(request), request.params.jobId),
+    async (request) => getBulkJob(ctx.db, projectOf(request), request.params.jobId),
   )
 
   app.get(
     '/contacts/:id',
     { config, schema: { tags, params: contactIdParams, response: { 200: contactView } } },
-    async (request) => getContact(ctx.db, projectIdOf(request), request.params.id),
+    async (request) => getContact(ctx.db, projectOf(request), request.params.id),
   )
 
   app.patch(
     '/contacts/:id',
     { config, schema: { tags, params: contactIdParams, body: contactUpdate, response: { 200: contactView } } },
-    async (request) => updateContact(ctx.db, projectIdOf(request), request.params.id, request.body),
+    async (request) => updateContact(ctx.db, projectOf(request), request.params.id, request.body),
   )
 
   app.delete('/contacts/:id', { config, schema: { tags, params: contactIdParams } }, async (request, reply) => {
-    await deleteContact(ctx.db, projectIdOf(request), request.params.id)
+    await deleteContact(ctx.db, projectOf(request), request.params.id)
     return reply.code(204).send()
   })
 }

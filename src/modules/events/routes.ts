@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectIdOf } from '../../http/auth.js'
+import { projectOf } from '../../http/project.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { trackBody, trackResult } from '../track/schemas.js'
 import { trackEvent } from '../track/service.js'
@@ -24,22 +24,22 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
     { config, schema: { tags, body: trackBody, response: { 200: trackResult } } },
     async (request) => {
       const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      return { success: true as const, data: await trackEvent(ctx.db, projectIdOf(request), request.body, claim) }
+      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
     },
   )
 
   app.get(
     '/events',
     { config, schema: { tags, querystring: eventListQuery, response: { 200: eventPage } } },
-    async (request) => listEvents(ctx.db, projectIdOf(request), request.query),
+    async (request) => listEvents(ctx.db, projectOf(request), request.query),
   )
 
   app.get('/events/stats', { config, schema: { tags, response: { 200: eventStats } } }, async (request) =>
-    getEventStats(ctx.db, projectIdOf(request)),
+    getEventStats(ctx.db, projectOf(request)),
   )
 
   app.get('/events/names', { config, schema: { tags, response: { 200: eventNameList } } }, async (request) =>
-    listEventNames(ctx.db, projectIdOf(request)),
+    listEventNames(ctx.db, projectOf(request)),
   )
 
   app.get(
@@ -48,16 +48,16 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
       config,
       schema: { tags, params: contactEventsParams, querystring: eventListQuery, response: { 200: eventPage } },
     },
-    async (request) => listEvents(ctx.db, projectIdOf(request), request.query, request.params.contactId),
+    async (request) => listEvents(ctx.db, projectOf(request), request.query, request.params.contactId),
   )
 
   app.get(
     '/events/:eventName/usage',
     { config, schema: { tags, params: eventNameParams, response: { 200: eventUsage } } },
-    async (request) => findEventUsage(ctx.db, projectIdOf(request), request.params.eventName),
+    async (request) => findEventUsage(ctx.db, projectOf(request), request.params.eventName),
   )
 
   app.delete('/events/:eventName', { config, schema: { tags, params: eventNameParams } }, async (request) =>
-    deleteEventsByName(ctx.db, projectIdOf(request), request.params.eventName),
+    deleteEventsByName(ctx.db, projectOf(request), request.params.eventName),
   )
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectIdOf } from '../../http/auth.js'
+import { projectOf } from '../../http/project.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { trackBody, trackResult } from './schemas.js'
 import { trackEvent } from './service.js'
@@ -11,7 +11,7 @@ export function registerTrackRoutes(app: App, ctx: AppContext): void {
     { config: { auth: 'track' }, schema: { tags: ['public API'], body: trackBody, response: { 200: trackResult } } },
     async (request) => {
       const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      return { success: true as const, data: await trackEvent(ctx.db, projectIdOf(request), request.body, claim) }
+      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
     },
   )
 }

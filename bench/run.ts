@@ -1,0 +1,68 @@
+// `npm run bench [-- name ...] [--quick]`: runs benchmarks against freshly started servers and prints JSON.
+import { execSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { idleFootprint } from './benchmarks/idle-footprint.js'
+import { track } from './benchmarks/track.js'
+import { root } from './lib/server.js'
+import type { Benchmark, BenchOptions } from './lib/types.js'
+
+const benchmarks: Benchmark[] = [track, idleFootprint]
+
+function machine() {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    postgres: process.env.DATABASE_URL ? 'server (DATABASE_URL)' : 'embedded',
+  }
+}
+
+/** A fresh database per benchmark on the given server, so runs never see each other's rows. */
+async function serverEnvFor(name: string): Promise<Record<string, string>> {
+  const adminUrl = process.env.DATABASE_URL
+  if (!adminUrl) return {}
+  const database = `mailroom_bench_${name.replaceAll('-', '_')}_${randomBytes(3).toString('hex')}`
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  await client.query(`CREATE DATABASE ${database}`)
+  await client.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${database}`
+  return { DATABASE_URL: url.toString() }
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2)
+  const quick = args.includes('--quick')
+  const names = args.filter((arg) => !arg.startsWith('--'))
+  const unknown = names.filter((name) => !benchmarks.some((bench) => bench.name === name))
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`)
+    process.exit(2)
+  }
+  execSync('npm run build --silent', { cwd: root, stdio: 'inherit' })
+  const selected = names.length > 0 ? benchmarks.filter((bench) => names.includes(bench.name)) : benchmarks
+  const resultsDir = path.join(root, 'bench', 'results')
+  mkdirSync(resultsDir, { recursive: true })
+  for (const bench of selected) {
+    const options: BenchOptions = { quick, serverEnv: await serverEnvFor(bench.name) }
+    const result = {
+      benchmark: bench.name,
+      description: bench.description,
+      date: new Date().toISOString(),
+      quick,
+      machine: machine(),
+      ...(await bench.run(options)),
+    }
+    const json = JSON.stringify(result, null, 2)
+    process.stdout.write(`${json}\n`)
+    if (!quick) writeFileSync(path.join(resultsDir, `${bench.name}.json`), `${json}\n`)
+  }
+}
+
+await main()

@@ -1,0 +1,7 @@
+import type { FastifyRequest } from 'fastify'
+
+/** Routes with `auth: 'secret'`, `'project'` or `'track'` only run with a project, so a missing one is a wiring bug. */
+export function projectOf(request: FastifyRequest): string {
+  if (!request.project) throw new Error(`route ${request.routeOptions.url} ran without a project`)
+  return request.project.id
+}

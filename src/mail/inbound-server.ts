@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { hostname } from 'node:os'
+import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import {
+  SMTPServer,
+  type SMTPServerDataStream,
+  type SMTPServerError,
+  type SMTPServerOptions,
+  type SMTPServerSession,
+} from 'smtp-server'
+import type { DnsResolver } from './dns.js'
+import { type AuthenticationVerdicts, authenticateMessage, type Verdict } from './inbound-verdicts.js'
+import { mailauthResolver } from './mailauth-resolver.js'
+
+/** What the spec's `email.received` event carries, for one message received over SMTP. */
+export type InboundMessage = AuthenticationVerdicts & {
+  /** The Message-ID header without angle brackets; a generated UUID when the message has none. */
+  messageId: string
+  /** Envelope sender (MAIL FROM); the From header address for the null sender of bounces. */
+  from: string
+  /** The From header as written, display name included: `Alice <alice@example.com>`. */
+  fromHeader: string
+  /** First address of the To header; the first envelope recipient when there is none. */
+  to: string
+  subject: string
+  /** When the message was received (end of DATA), ISO 8601. */
+  timestamp: string
+  /** Envelope recipients (RCPT TO) that were accepted. */
+  recipients: string[]
+  /** Whether the message has a text or HTML body. */
+  hasContent: boolean
+  /** The HTML body, or the text body as simple HTML. Sender-controlled: sanitize before displaying it. */
+  body: string
+  spamVerdict: Verdict
+  virusVerdict: Verdict
+  processingTimeMillis: number
+}
+
+export type InboundServerOptions = {
+  host: string
+  port: number
+  /** Larger messages get 552; also advertised with the SIZE extension so senders can skip the upload. */
+  maxMessageBytes: number
+  /** Resolver for SPF, DKIM and DMARC (`createResolver`, so DNS_SERVERS applies); without one, the system's. */
+  resolver?: DnsResolver
+  /** Whether mail for this address is ours. Everything else gets 550, so the server is never an open relay. */
+  acceptRecipient(address: string): Promise<boolean> | boolean
+  /** Must have stored the message when it resolves: the sender is told 250 only then, and 451 if it throws. */
+  onMessage(message: InboundMessage): Promise<void>
+  /** Host name in the greeting and for SPF; defaults to the machine's. */
+  serverName?: string
+  /** PEM key and certificate to offer STARTTLS; without them the server speaks plain SMTP only. */
+  tls?: { key: string | Buffer; cert: string | Buffer }
+  maxClients?: number
+}
+
+export type InboundServer = { port: number; close(): Promise<void> }
+
+// RFC 5321 4.5.3.1.8: a server must accept at least 100 recipients per message; more is a sign of abuse.
+const maxRecipients = 100
+
+function smtpError(code: number, message: string): SMTPServerError {
+  return Object.assign(new Error(message), { responseCode: code })
+}
+
+export async function startInboundServer(options: InboundServerOptions): Promise<InboundServer> {
+  const serverName = options.serverName ?? hostname()
+  const resolver = options.resolver ? mailauthResolver(options.resolver) : undefined
+  const server = new SMTPServer({
+    ...tlsOptions(options.tls),
+    name: serverName,
+    banner: 'Mailroom inbound',
+    size: options.maxMessageBytes,
+    // No AUTH at all: this server only takes mail addressed to us, so there is nothing to log in for.
+    authOptional: true,
+    maxRecipients,
+    // Reverse lookups would go to the system resolver and add latency for nothing we use.
+    disableReverseLookup: true,
+    ...(options.maxClients === undefined ? {} : { maxClients: options.maxClients }),
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      Promise.resolve()
+        .then(() => options.acceptRecipient(address.address))
+        .then(
+          (accepted) => callback(accepted ? undefined : smtpError(550, '5.1.1 Recipient address rejected: not ours')),
+          () => callback(smtpError(451, '4.3.0 Temporary failure, try again later')),
+        )
+    },
+    onData(stream, session, callback) {
+      receive(stream, session, { serverName, resolver, onMessage: options.onMessage }).then(
+        () => callback(),
+        (err: unknown) => callback(isSmtpError(err) ? err : smtpError(451, '4.3.0 Temporary failure, try again later')),
+      )
+    },
+  })
+
+  const listening = once(server.server, 'listening')
+  server.listen(options.port, options.host)
+  await listening
+  const address = server.server.address()
+  if (address === null || typeof address === 'string') throw new Error('inbound SMTP server is not on TCP')
+  return { port: address.port, close: () => closeServer(server) }
+}
+
+function tlsOptions(tls: InboundServerOptions['tls']): SMTPServerOptions {
+  return tls ? { key: tls.key, cert: tls.cert, disabledCommands: ['AUTH'] } : { disabledCommands: ['AUTH', 'STARTTLS'] }
+}
+
+function isSmtpError(err: unknown): err is SMTPServerError {
+  return err instanceof Error && 'responseCode' in err
+}
+
+type ReceiveContext = {
+  serverName: string
+  resolver: ReturnType<typeof mailauthResolver> | undefined
+  onMessage: InboundServerOptions['onMessage']
+}
+
+async function receive(stream: SMTPServerDataStream, session: SMTPServerSession, ctx: ReceiveContext): Promise<void> {
+  const startedAt = Date.now()
+  const chunks: Buffer[] = []
+  // Read to the end even when oversized: the client is still sending and only then waits for our reply.
+  for await (const chunk of stream) if (!stream.sizeExceeded) chunks.push(chunk)
+  if (stream.sizeExceeded) throw smtpError(552, '5.3.4 Message exceeds the maximum size')
+  const receivedAt = new Date()
+  const raw = Buffer.concat(chunks)
+  const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
+  const recipients = session.envelope.rcptTo.map((rcpt) => rcpt.address)
+  const [parsed, verdicts] = await Promise.all([
+    // Parse a copy: the raw bytes must stay as received for DKIM.
+    simpleParser(Buffer.from(raw)),
+    authenticateMessage({
+      raw,
+      ip: session.remoteAddress,
+      helo: session.hostNameAppearsAs || session.remoteAddress,
+      sender,
+      mta: ctx.serverName,
+      resolver: ctx.resolver,
+    }),
+  ])
+  const body = bodyOf(parsed)
+  await ctx.onMessage({
+    messageId: parsed.messageId?.replace(/^<|>$/g, '') || randomUUID(),
+    from: sender || parsed.from?.value[0]?.address || '',
+    fromHeader: parsed.from?.text ?? '',
+    to: firstAddress(parsed.to) ?? recipients[0] ?? '',
+    subject: parsed.subject ?? '',
+    timestamp: receivedAt.toISOString(),
+    recipients,
+    hasContent: body !== '',
+    body,
+    spamVerdict: 'DISABLED',
+    virusVerdict: 'DISABLED',
+    ...verdicts,
+    processingTimeMillis: Date.now() - startedAt,
+  })
+}
+
+function bodyOf(parsed: ParsedMail): string {
+  if (typeof parsed.html === 'string' && parsed.html !== '') return parsed.html
+  // mailparser's own conversion escapes the text and links URLs; no content means an empty body.
+  return parsed.text ? (parsed.textAsHtml ?? '') : ''
+}
+
+function firstAddress(field: AddressObject | AddressObject[] | undefined): string | undefined {
+  const objects = Array.isArray(field) ? field : field ? [field] : []
+  for (const object of objects) {
+    for (const entry of object.value) {
+      if (entry.address) return entry.address
+      const member = entry.group?.find((groupMember) => groupMember.address)
+      if (member?.address) return member.address
+    }
+  }
+  return undefined
+}
+
+function closeServer(server: SMTPServer): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve())
+    // Without this, close waits up to 30 s for clients that keep their connection open.
+    for (const connection of server.connections) connection.close()
+  })
+}

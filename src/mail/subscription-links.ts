@@ -1,0 +1,48 @@
+import { signLinkToken, verifyLinkToken } from './signed-links.js'
+
+/**
+ * The per-contact `unsubscribeUrl`, `subscribeUrl` and `manageUrl` of templates and webhook placeholders.
+ * Each carries a token signed for its own purpose, so a leaked manage link cannot be replayed as a one-click
+ * unsubscribe and no link can be edited to act on another contact or project. Tokens never expire: an
+ * unsubscribe link in a years-old email must still work (CAN-SPAM, RFC 8058).
+ */
+export type SubscriptionPurpose = 'unsubscribe' | 'subscribe' | 'manage'
+
+export type SubscriptionSubject = { projectId: string; contactId: string }
+
+export type SubscriptionUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl: string }
+
+export function subscriptionToken(secret: string, purpose: SubscriptionPurpose, subject: SubscriptionSubject): string {
+  return signLinkToken(secret, purpose, [subject.projectId, subject.contactId])
+}
+
+/** The contact a token was minted for, or undefined for anything altered, foreign or of another purpose. */
+export function readSubscriptionToken(
+  secret: string,
+  purpose: SubscriptionPurpose,
+  token: string,
+): SubscriptionSubject | undefined {
+  const parts = verifyLinkToken(secret, purpose, token)
+  if (parts?.length !== 2) return undefined
+  const [projectId, contactId] = parts
+  if (!projectId || !contactId) return undefined
+  return { projectId, contactId }
+}
+
+/** `{publicUrl}/{purpose}/{token}`; a path prefix in PUBLIC_URL (behind a proxy) is kept. */
+export function subscriptionUrl(
+  publicUrl: string,
+  secret: string,
+  purpose: SubscriptionPurpose,
+  subject: SubscriptionSubject,
+): string {
+  return `${publicUrl.replace(/\/+$/, '')}/${purpose}/${subscriptionToken(secret, purpose, subject)}`
+}
+
+export function subscriptionUrls(publicUrl: string, secret: string, subject: SubscriptionSubject): SubscriptionUrls {
+  return {
+    unsubscribeUrl: subscriptionUrl(publicUrl, secret, 'unsubscribe', subject),
+    subscribeUrl: subscriptionUrl(publicUrl, secret, 'subscribe', subject),
+    manageUrl: subscriptionUrl(publicUrl, secret, 'manage', subject),
+  }
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod'
+import { defineJob } from '../../jobs/define.js'
+import { createResolver } from '../../mail/dns.js'
+import { verifyPendingDomains } from './service.js'
+
+export const verifyPendingDomainsJob = defineJob({
+  name: 'domains-verify-pending',
+  data: z.object({}),
+  // The spec's "background check every 5 minutes".
+  cron: '*/5 * * * *',
+  queue: { policy: 'singleton' },
+  async handle(ctx) {
+    const result = await verifyPendingDomains(ctx.db, ctx.config, createResolver(ctx.config, { cacheTtlMs: 0 }))
+    if (result.verified > 0) ctx.log.info(result, 'pending domains verified')
+  },
+})

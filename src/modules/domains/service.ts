@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto'
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { Config } from '../../config.js'
+import type { Executor } from '../../db/client.js'
+import { domains, templates } from '../../db/schema/index.js'
+import { AppError, notFound } from '../../errors.js'
+import { decryptPrivateKey, encryptPrivateKey, generateDkimKeyPair } from '../../mail/dkim-keys.js'
+import type { DnsResolver } from '../../mail/dns.js'
+import { buildDnsRecords, requiredPurposes } from './dns-records.js'
+import { type DomainCreate, type DomainView, normalizeDomain } from './schemas.js'
+import { checkDomainRecords, type DomainCheck } from './verification.js'
+
+type DomainRow = typeof domains.$inferSelect
+type RecordConfig = Pick<Config, 'mailTransport' | 'sesRegion'>
+
+function toDomainView(config: RecordConfig, row: DomainRow): DomainView {
+  const records = buildDnsRecords(config, row).map((record) => ({
+    ...record,
+    status: row.recordStatus[record.purpose] ?? ('pending' as const),
+  }))
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    domain: row.domain,
+    status: row.status,
+    verified: row.status === 'VERIFIED',
+    dkimSelector: row.dkimSelector,
+    records,
+    lastCheckedAt: row.lastCheckedAt,
+    verifiedAt: row.verifiedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }
+}
+
+/** Binds a sealed key to its project and domain, so it cannot be moved to another row. */
+function keyContext(projectId: string, domain: string): string {
+  return `${projectId}:${domain}`
+}
+
+export async function createDomain(
+  db: Executor,
+  config: Config,
+  projectId: string,
+  input: DomainCreate,
+): Promise<DomainView> {
+  if (input.projectId !== undefined && input.projectId !== projectId) throw notFound('Project')
+  const keys = await generateDkimKeyPair()
+  const [row] = await db
+    .insert(domains)
+    .values({
+      projectId,
+      domain: input.domain,
+      // Per-domain selector: a project that removes and re-adds a domain never collides with its old record.
+      dkimSelector: `mr${randomBytes(5).toString('hex')}`,
+      dkimPublicKey: keys.publicKey,
+      dkimPrivateKeySealed: encryptPrivateKey(config.secret, keys.privateKeyPem, keyContext(projectId, input.domain)),
+    })
+    .onConflictDoNothing({ target: [domains.projectId, domains.domain] })
+    .returning()
+  if (!row) throw new AppError('CONFLICT', `Domain ${input.domain} is already added to this project`)
+  return toDomainView(config, row)
+}
+
+export async function listDomains(db: Executor, config: Config, projectId: string): Promise<DomainView[]> {
+  const rows = await db.select().from(domains).where(eq(domains.projectId, projectId)).orderBy(asc(domains.createdAt))
+  return rows.map((row) => toDomainView(config, row))
+}
+
+async function getDomainRow(db: Executor, projectId: string, domainId: string): Promise<DomainRow> {
+  const [row] = await db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.id, domainId), eq(domains.projectId, projectId)))
+  if (!row) throw notFound('Domain')
+  return row
+}
+
+/**
+ * Records the outcome of a check. A failed lookup leaves the previous answer in place, so a DNS outage
+ * neither verifies a domain nor takes a verified one away; a definitive "record missing" does.
+ */
+async function saveCheck(db: Executor, config: RecordConfig, row: DomainRow, check: DomainCheck): Promise<DomainRow> {
+  const recordStatus = { ...row.recordStatus }
+  for (const [purpose, result] of Object.entries(check)) {
+    if (result !== 'unknown') recordStatus[purpose] = result
+  }
+  const required = requiredPurposes(buildDnsRecords(config, row))
+  const decided = required.every((purpose) => check[purpose] !== 'unknown')
+  const verified = required.every((purpose) => recordStatus[purpose] === 'verified')
+  const status = decided ? (verified ? 'VERIFIED' : 'PENDING') : row.status
+  const now = new Date()
+  const [updated] = await db
+    .update(domains)
+    .set({
+      recordStatus,
+      status,
+      lastCheckedAt: now,
+      verifiedAt: status === 'PENDING' ? null : row.status === 'VERIFIED' ? row.verifiedAt : now,
+    })
+    .where(and(eq(domains.id, row.id), eq(domains.projectId, row.projectId)))
+    .returning()
+  return updated ?? row
+}
+
+async function checkDomain(db: Executor, config: Config, resolver: DnsResolver, row: DomainRow): Promise<DomainRow> {
+  const check = await checkDomainRecords(resolver, buildDnsRecords(config, row))
+  return saveCheck(db, config, row, check)
+}
+
+export async function verifyDomain(
+  db: Executor,
+  config: Config,
+  resolver: DnsResolver,
+  projectId: string,
+  domainId: string,
+): Promise<DomainView> {
+  const row = await getDomainRow(db, projectId, domainId)
+  return toDomainView(config, await checkDomain(db, config, resolver, row))
+}
+
+const recheckBatchSize = 500
+const recheckConcurrency = 8
+
+/** The background check: every pending domain, least recently checked first. */
+export async function verifyPendingDomains(
+  db: Executor,
+  config: Config,
+  resolver: DnsResolver,
+): Promise<{ checked: number; verified: number }> {
+  const pending = await db
+    .select()
+    .from(domains)
+    .where(eq(domains.status, 'PENDING'))
+    .orderBy(sql`${domains.lastCheckedAt} ASC NULLS FIRST`)
+    .limit(recheckBatchSize)
+  let verified = 0
+  for (let start = 0; start < pending.length; start += recheckConcurrency) {
+    const batch = pending.slice(start, start + recheckConcurrency)
+    const results = await Promise.all(batch.map((row) => checkDomain(db, config, resolver, row)))
+    verified += results.filter((row) => row.status === 'VERIFIED').length
+  }
+  return { checked: pending.length, verified }
+}
+
+/** Templates whose sender address is on the domain; campaigns join this check when they exist. */
+async function countSendersOnDomain(db: Executor, projectId: string, domain: string): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(templates)
+    .where(and(eq(templates.projectId, projectId), sql`lower(split_part(${templates.from}, '@', 2)) = ${domain}`))
+  return row?.count ?? 0
+}
+
+export async function deleteDomain(db: Executor, projectId: string, domainId: string): Promise<void> {
+  const row = await getDomainRow(db, projectId, domainId)
+  const templateCount = await countSendersOnDomain(db, projectId, row.domain)
+  if (templateCount > 0) {
+    throw new AppError('CONFLICT', `Domain ${row.domain} is the sender of ${templateCount} template(s)`, {
+      details: { templates: templateCount },
+      suggestion: 'Change the sender of those templates first',
+    })
+  }
+  await db.delete(domains).where(and(eq(domains.id, row.id), eq(domains.projectId, projectId)))
+}
+
+export type SenderDomain = { id: string; domain: string; verified: boolean }
+
+function domainOf(address: string): string {
+  return normalizeDomain(address.slice(address.lastIndexOf('@') + 1))
+}
+
+/**
+ * The rule for every `from` (templates, campaigns, send): its domain must be registered to the project and
+ * DNS-verified. In capture mode nothing leaves the machine, so verification is skipped, but the domain
+ * must still be registered to the project.
+ */
+export async function assertSenderAllowed(
+  db: Executor,
+  config: Pick<Config, 'mailTransport'>,
+  projectId: string,
+  fromAddress: string,
+): Promise<SenderDomain> {
+  const domain = domainOf(fromAddress)
+  const [row] = await db
+    .select({ id: domains.id, domain: domains.domain, status: domains.status })
+    .from(domains)
+    .where(and(eq(domains.projectId, projectId), eq(domains.domain, domain)))
+  if (!row) {
+    throw new AppError('FORBIDDEN', `Sender domain ${domain || fromAddress} is not registered to this project`, {
+      suggestion: 'Add the domain with POST /domains and create its DNS records',
+    })
+  }
+  const verified = row.status === 'VERIFIED'
+  if (!verified && config.mailTransport !== 'capture') {
+    throw new AppError('FORBIDDEN', `Sender domain ${domain} is not verified yet`, {
+      suggestion: 'Create the DNS records returned by POST /domains, then check with GET /domains/:id/verify',
+    })
+  }
+  return { id: row.id, domain: row.domain, verified }
+}
+
+export type SigningKey = { domain: string; selector: string; privateKeyPem: string }
+
+/** The DKIM key to sign mail from `domain` (an address or a bare domain); undefined when not registered. */
+export async function getSigningKey(
+  db: Executor,
+  config: Pick<Config, 'secret'>,
+  projectId: string,
+  domain: string,
+): Promise<SigningKey | undefined> {
+  const name = domainOf(domain)
+  const [row] = await db
+    .select({ domain: domains.domain, selector: domains.dkimSelector, sealed: domains.dkimPrivateKeySealed })
+    .from(domains)
+    .where(and(eq(domains.projectId, projectId), eq(domains.domain, name)))
+  if (!row) return undefined
+  return {
+    domain: row.domain,
+    selector: row.selector,
+    privateKeyPem: decryptPrivateKey(config.secret, row.sealed, keyContext(projectId, row.domain)),
+  }
+}

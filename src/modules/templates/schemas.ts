@@ -1,0 +1,86 @@
+import { z } from 'zod'
+
+/** Subjects and names become header values: a CR or LF would let them start a header of their own. */
+const singleLine = z.string().regex(/^[^\r\n]*$/, 'must not contain line breaks (CR or LF)')
+
+export const templateType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS'])
+
+const fields = {
+  name: z.string().trim().min(1).max(255),
+  description: z.string().max(2_000).nullable().optional(),
+  subject: singleLine.min(1).max(998),
+  body: z.string().min(1).max(1_000_000),
+  from: z.email().max(254),
+  fromName: singleLine.max(255).nullable().optional(),
+  replyTo: z.email().max(254).nullable().optional(),
+}
+
+export const requiredTemplateFields = ['name', 'subject', 'body', 'from'] as const
+
+export const templateCreate = z.object({ ...fields, type: templateType.default('MARKETING') })
+export type TemplateCreate = z.infer<typeof templateCreate>
+
+export const templateUpdate = z.object({ ...fields, type: templateType }).partial()
+export type TemplateUpdate = z.infer<typeof templateUpdate>
+
+export const templateIdParams = z.object({ id: z.uuid() })
+
+const sortFields = ['name', 'createdAt', 'updatedAt'] as const
+type SortField = (typeof sortFields)[number]
+
+export const maxPageSize = 100
+
+export const templateListQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  /** Larger values are clamped, like the cursor lists' `limit`. */
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((size) => Math.min(size, maxPageSize)),
+  type: templateType.optional(),
+  search: z.string().trim().max(200).optional(),
+  // Unrecognised sort and dir values fall back to the defaults, as the spec says.
+  sort: z
+    .string()
+    .optional()
+    .transform((value): SortField => (sortFields.includes(value as SortField) ? (value as SortField) : 'createdAt')),
+  dir: z
+    .string()
+    .optional()
+    .transform((value): 'asc' | 'desc' => (value === 'asc' ? 'asc' : 'desc')),
+})
+export type TemplateListQuery = z.infer<typeof templateListQuery>
+
+export const templateView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: templateType,
+  projectId: z.uuid(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+})
+export type TemplateView = z.infer<typeof templateView>
+
+export const templatePage = z.object({
+  data: z.array(templateView),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+})
+export type TemplatePage = z.infer<typeof templatePage>
+
+/** Where a template is used; campaigns and workflow steps fill these in when those modules exist. */
+export const templateUsage = z.object({
+  campaigns: z.array(z.object({ id: z.string(), name: z.string() })),
+  workflows: z.array(z.object({ id: z.string(), name: z.string() })),
+})
+export type TemplateUsage = z.infer<typeof templateUsage>

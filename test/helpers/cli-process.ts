@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export type CliProcess = {
+  child: ChildProcess
+  output(): string
+  /** Resolves when the output contains `text`; rejects if the process exits first. */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Runs `mailroom <command>` from the sources as a separate process, as a user would run it. */
+export function runCli(command: string, env: Record<string, string>): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', command], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const listeners = new Set<() => void>()
+  const append = (chunk: Buffer) => {
+    output += chunk.toString()
+    for (const listener of listeners) listener()
+  }
+  child.stdout?.on('data', append)
+  child.stderr?.on('data', append)
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitForOutput(text, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!output.includes(text)) return
+          cleanup()
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`timed out waiting for "${text}"; output so far:\n${output}`))
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          listeners.delete(check)
+        }
+        listeners.add(check)
+        exited.then((code) => {
+          if (!output.includes(text)) {
+            cleanup()
+            reject(new Error(`process exited (${code}) before "${text}"; output:\n${output}`))
+          }
+        })
+        check()
+      })
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
