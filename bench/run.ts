@@ -5,12 +5,13 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { contactsImport } from './benchmarks/contacts-import.js'
 import { idleFootprint } from './benchmarks/idle-footprint.js'
 import { track } from './benchmarks/track.js'
 import { root } from './lib/server.js'
 import type { Benchmark, BenchOptions } from './lib/types.js'
 
-const benchmarks: Benchmark[] = [track, idleFootprint]
+const benchmarks: Benchmark[] = [track, contactsImport, idleFootprint]
 
 function machine() {
   return {
