@@ -1,7 +1,20 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type BusEvent, subscribeToEvents } from '../../src/modules/events/bus.js'
-import { type Account, callAs, createAccount, createContact, type Method, uniqueEmail } from '../helpers/factories.js'
+import {
+  type BusEvent,
+  dispatchPendingEvents,
+  maxDeliveryAttempts,
+  subscribeToEvents,
+} from '../../src/modules/events/bus.js'
+import {
+  type Account,
+  bearer,
+  callAs,
+  createAccount,
+  createContact,
+  type Method,
+  uniqueEmail,
+} from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -62,6 +75,42 @@ describe('event bus', () => {
       await vi.waitFor(() => expect(delivered).toContain(tracked.event), { timeout: 10_000 })
     } finally {
       unsubscribe()
+    }
+  })
+
+  it('isolates an event its subscribers keep rejecting, delivering the others and then dropping it', async () => {
+    const isolated = await startTestServer({ worker: false })
+    const delivered: string[] = []
+    const unsubscribe = subscribeToEvents(async (events) => {
+      if (events.some((event) => event.name === 'poison')) throw new Error('cannot handle poison')
+      delivered.push(...events.map((event) => event.name))
+    })
+    try {
+      const account = await createAccount(isolated)
+      for (const name of ['before', 'poison', 'after']) {
+        const response = await isolated.app.inject({
+          method: 'POST',
+          url: '/v1/track',
+          headers: bearer(account.publicKey),
+          payload: { email: uniqueEmail(), event: name },
+        })
+        expect(response.statusCode).toBe(200)
+      }
+      let failures = 0
+      for (let round = 0; round < 20; round++) {
+        const dispatched = await dispatchPendingEvents(isolated.ctx).catch(() => {
+          failures += 1
+          return -1
+        })
+        if (dispatched === 0) break
+      }
+      expect(delivered).toEqual(['before', 'after'])
+      expect(failures).toBe(maxDeliveryAttempts)
+      const pending = await isolated.ctx.db.execute(sql`SELECT 1 FROM events WHERE dispatched_at IS NULL`)
+      expect(pending.rows).toEqual([])
+    } finally {
+      unsubscribe()
+      await isolated.close()
     }
   })
 })

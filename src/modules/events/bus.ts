@@ -77,16 +77,28 @@ type EventRow = {
   created_at: Date
 }
 
+/**
+ * Failed deliveries per event, in this process. After a failure the dispatcher goes one event at a time, so
+ * a single event its subscribers keep rejecting (a poison event) is isolated, and after
+ * `maxDeliveryAttempts` it is logged and marked dispatched undelivered instead of blocking the bus for good.
+ */
+const failedDeliveries = new Map<string, number>()
+export const maxDeliveryAttempts = 5
+
 /** Hands one batch of undispatched events to the subscribers; returns how many it dispatched. */
 export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatchBatchSize): Promise<number> {
+  const size = failedDeliveries.size > 0 ? 1 : batchSize
   return ctx.db.transaction(async (tx) => {
     const claimed = await tx.execute<EventRow>(sql`
       SELECT id, project_id, contact_id, name, data, created_at FROM events
       WHERE dispatched_at IS NULL
       ORDER BY created_at
-      LIMIT ${batchSize}
+      LIMIT ${size}
       FOR UPDATE SKIP LOCKED`)
-    if (claimed.rows.length === 0) return 0
+    if (claimed.rows.length === 0) {
+      failedDeliveries.clear()
+      return 0
+    }
     const batch: BusEvent[] = claimed.rows.map((row) => ({
       id: row.id,
       projectId: row.project_id,
@@ -95,7 +107,21 @@ export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatc
       data: row.data,
       createdAt: new Date(row.created_at),
     }))
-    for (const subscriber of subscribers) await subscriber(batch, { ctx, tx })
+    const deliverable = batch.filter((event) => (failedDeliveries.get(event.id) ?? 0) < maxDeliveryAttempts)
+    const dropped = batch.filter((event) => !deliverable.includes(event))
+    if (dropped.length > 0) {
+      ctx.log.error(
+        { events: dropped.map(({ id, name }) => ({ id, name })) },
+        'event subscribers kept failing; dropped',
+      )
+    }
+    try {
+      if (deliverable.length > 0) for (const subscriber of subscribers) await subscriber(deliverable, { ctx, tx })
+    } catch (err) {
+      for (const event of deliverable) failedDeliveries.set(event.id, (failedDeliveries.get(event.id) ?? 0) + 1)
+      throw err
+    }
+    for (const event of batch) failedDeliveries.delete(event.id)
     await tx.execute(sql`
       UPDATE events SET dispatched_at = now()
       WHERE id = ANY(${sql.param(batch.map((event) => event.id))}::uuid[])`)

@@ -1,10 +1,11 @@
 import { defineLoop } from '../../jobs/loop.js'
-import { dispatchBatchSize, dispatchPendingEvents } from './bus.js'
+import { dispatchPendingEvents } from './bus.js'
 
 /** Runs in worker processes; several of them share the outbox safely (SKIP LOCKED). */
 export const dispatchEventsLoop = defineLoop({
   name: 'events-dispatch',
   idleMs: 200,
   errorBackoffMs: 2_000,
-  run: async (ctx) => (await dispatchPendingEvents(ctx)) === dispatchBatchSize,
+  // Straight on while there is anything to hand out; an empty claim means idle.
+  run: async (ctx) => (await dispatchPendingEvents(ctx)) > 0,
 })
