@@ -15,6 +15,7 @@ import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
+import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
 import { registerUserRoutes } from './modules/users/routes.js'
@@ -72,6 +73,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
+  registerMailboxRoutes(app, ctx)
 
   return app
 }
