@@ -20,7 +20,7 @@ export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: 
     .orderBy(asc(emails.priority), asc(emails.nextAttemptAt))
     .limit(limit)
     .for('update', { skipLocked: true })
-  return db
+  const claimed = await db
     .update(emails)
     .set({
       status: 'SENDING',
@@ -29,6 +29,8 @@ export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: 
     })
     .where(inArray(emails.id, due))
     .returning()
+  // RETURNING does not keep the subquery's order; send in priority order too.
+  return claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
 }
 
 /**
