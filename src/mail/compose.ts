@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { compile } from 'html-to-text'
-import DKIM from 'nodemailer/lib/dkim'
 import MailComposer from 'nodemailer/lib/mail-composer'
+import { signDkim } from './dkim.js'
 
 export type MailAddress = { email: string; name?: string | null }
 
@@ -33,7 +33,7 @@ export type DkimKey = { domainName: string; selector: string; privateKeyPem: str
 export type ComposeJob = { message: MessageSpec; dkim?: DkimKey }
 
 // The headers a receiver shows or acts on; a signature over them cannot be replayed with other content.
-const signedHeaderNames = [
+const signedHeaderNames: readonly string[] = [
   'From',
   'Sender',
   'Reply-To',
@@ -50,7 +50,7 @@ const signedHeaderNames = [
   'List-Id',
   'List-Unsubscribe',
   'List-Unsubscribe-Post',
-].join(':')
+]
 
 // Custom headers may not replace what the message structure or its identity depends on.
 const reservedHeaders = new Set([
@@ -95,7 +95,7 @@ export async function composeMessage(message: MessageSpec): Promise<Buffer> {
     messageId: `<${message.messageId}>`,
     date: message.date ?? new Date(),
     html: message.html,
-    text: htmlToText(message.html),
+    text: htmlToText(message.html).replace(/\n/g, '\r\n'),
     headers: customHeaders(message.headers),
     attachments: (message.attachments ?? []).map((attachment) => ({
       filename: attachment.filename,
@@ -109,7 +109,16 @@ export async function composeMessage(message: MessageSpec): Promise<Buffer> {
     disableFileAccess: true,
     disableUrlAccess: true,
   })
-  return composer.compile().build()
+  return withCrlfLineEnds(await composer.compile().build())
+}
+
+/**
+ * 7bit parts (the text alternative, plain-ASCII HTML) keep their bare LFs. SMTP turns them into CRLF on
+ * the wire, so the bytes we sign and store must already have them, or the body hash would not match.
+ */
+function withCrlfLineEnds(raw: Buffer): Buffer {
+  const text = raw.toString('latin1')
+  return /(?<!\r)\n/.test(text) ? Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'latin1') : raw
 }
 
 /** Parsing a PEM costs about as much as a signature, so each thread keeps the keys it has seen. */
@@ -129,16 +138,9 @@ export class PrivateKeyCache {
 }
 
 /** Prepends a relaxed/relaxed rsa-sha256 DKIM-Signature header. */
-export async function signMessage(raw: Buffer, key: DkimKey, keys = new PrivateKeyCache()): Promise<Buffer> {
-  const signer = new DKIM({
-    domainName: key.domainName,
-    keySelector: key.selector,
-    privateKey: keys.get(key.privateKeyPem),
-    headerFieldNames: signedHeaderNames,
-  })
-  const chunks: Buffer[] = []
-  for await (const chunk of signer.sign(raw)) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
+export function signMessage(raw: Buffer, key: DkimKey, keys = new PrivateKeyCache()): Buffer {
+  const signer = { domainName: key.domainName, selector: key.selector, privateKey: keys.get(key.privateKeyPem) }
+  return signDkim(raw, signer, signedHeaderNames)
 }
 
 export async function buildMessage(job: ComposeJob, keys?: PrivateKeyCache): Promise<Buffer> {

@@ -57,11 +57,12 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
     entry.worker.unref()
     workers[index] = entry
   }
-  for (let index = 0; index < size; index++) start(index)
 
   return {
     compose(job) {
       if (closed) return Promise.reject(new Error('compose pool is closed'))
+      // Threads start on first use: processes that never send pay nothing for them.
+      if (workers.length === 0) for (let index = 0; index < size; index++) start(index)
       let entry = workers[0] as PoolWorker
       for (const candidate of workers) if (candidate.pending.size < entry.pending.size) entry = candidate
       const id = nextId++
