@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { MailboxPage } from '../../src/modules/mailbox/schemas.js'
-import { enqueue, findEmails, testEmail } from '../helpers/emails.js'
+import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -23,7 +23,7 @@ describe('the capture mailbox', () => {
     await vi.waitFor(async () => {
       const rows = await findEmails(server, emailIds)
       expect(rows.map((row) => row.status)).toEqual(['SENT', 'SENT', 'SENT'])
-    })
+    }, eventually)
   })
   afterAll(() => server.close())
 

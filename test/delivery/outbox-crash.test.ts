@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { enqueue, findEmails, testEmail } from '../helpers/emails.js'
+import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -49,7 +49,7 @@ describe('a worker killed mid-batch', () => {
     await vi.waitFor(async () => {
       const rows = await findEmails(second, ids)
       expect(rows.map((row) => row.status)).toEqual(Array(12).fill('SENT'))
-    })
+    }, eventually)
 
     const messageIds = sink.messages.map((message) => message.parsed.messageId)
     expect(messageIds).toHaveLength(12)

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emails } from '../../src/db/schema/index.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { claimDueEmails } from '../../src/modules/delivery/sql.js'
-import { enqueue, findEmails, testEmail, unusedPort } from '../helpers/emails.js'
+import { enqueue, eventually, findEmails, testEmail, unusedPort } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -35,7 +35,7 @@ describe('an unreachable SMTP server', () => {
     await vi.waitFor(async () => {
       const rows = await findEmails(server, ids)
       expect(rows.map((row) => [row.status, row.attempts])).toEqual(Array(3).fill(['QUEUED', 1]))
-    })
+    }, eventually)
     const rows = await findEmails(server, ids)
     for (const row of rows) {
       expect(row.lastError).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/)
@@ -48,7 +48,7 @@ describe('an unreachable SMTP server', () => {
     await vi.waitFor(async () => {
       const again = await findEmails(server, ids)
       expect(again.map((row) => [row.status, row.attempts])).toEqual(Array(3).fill(['QUEUED', 2]))
-    })
+    }, eventually)
 
     sink = await startSmtpSink({ port })
     await retryNow(server, ids)
@@ -56,7 +56,7 @@ describe('an unreachable SMTP server', () => {
     await vi.waitFor(async () => {
       const sent = await findEmails(server, ids)
       expect(sent.map((row) => [row.status, row.attempts, row.lastError])).toEqual(Array(3).fill(['SENT', 3, null]))
-    })
+    }, eventually)
   })
 })
 
@@ -87,7 +87,7 @@ describe('SMTP refusals', () => {
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
       expect(row?.status).toBe('FAILED')
-    })
+    }, eventually)
     const [row] = await findEmails(server, [id])
     expect(row?.lastError).toMatch(/^550 .*No such user here/)
     expect(row?.failedAt).toBeInstanceOf(Date)
@@ -101,7 +101,7 @@ describe('SMTP refusals', () => {
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
       expect([row?.status, row?.attempts]).toEqual(['QUEUED', 1])
-    })
+    }, eventually)
     const [waiting] = await findEmails(server, [id])
     expect(waiting?.lastError).toMatch(/^451 .*Greylisted/)
 
@@ -112,7 +112,7 @@ describe('SMTP refusals', () => {
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
       expect([row?.status, row?.attempts]).toEqual(['SENT', 2])
-    })
+    }, eventually)
     refuseLater = true
   })
 
@@ -127,7 +127,7 @@ describe('SMTP refusals', () => {
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
       expect(row?.status).toBe('FAILED')
-    })
+    }, eventually)
     const [row] = await findEmails(server, [id])
     expect(row?.lastError).toMatch(/^gave up after 1 attempts: 451/)
   })

@@ -5,7 +5,7 @@ import { emailEvents } from '../../src/db/schema/index.js'
 import type { DkimKey } from '../../src/mail/compose.js'
 import { publishDkimKey, verifyDkim } from '../helpers/dkim.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
-import { enqueue, findEmails, testEmail } from '../helpers/emails.js'
+import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { type Account, createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -110,7 +110,7 @@ describe('delivery over SMTP', () => {
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
       expect(row?.status).toBe('SENT')
-    })
+    }, eventually)
     const [row] = await findEmails(server, [id])
     expect(row?.attempts).toBe(1)
     expect(row?.sentAt).toBeInstanceOf(Date)

@@ -32,3 +32,6 @@ export async function unusedPort(): Promise<number> {
   if (!address || typeof address === 'string') throw new Error('no port')
   return address.port
 }
+
+/** For `vi.waitFor`: the first send of a server also starts its compose threads, which takes a while under load. */
+export const eventually = { timeout: 15_000, interval: 50 }
