@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { emailAttachments, emails } from '../../db/schema/index.js'
+import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { senderDomain } from '../../mail/compose.js'
-import { outboxChannel } from './sql.js'
+import { insertEmails, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
 
@@ -37,7 +37,7 @@ export type NewEmail = {
 
 export const defaultPriority: Record<EmailSourceType, number> = { TRANSACTIONAL: 0, WORKFLOW: 5, CAMPAIGN: 10 }
 
-// PostgreSQL takes at most 65,535 parameters per statement; an email row uses about 20.
+// Keeps each statement (and the attachments' 65,535-parameter limit) within bounds for large campaigns.
 const rowsPerInsert = 1000
 
 /**
@@ -80,9 +80,11 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
     })),
   )
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
-    await tx.insert(emails).values(rows.slice(start, start + rowsPerInsert))
+    await insertEmails(tx, rows.slice(start, start + rowsPerInsert))
   }
-  if (attachments.length > 0) await tx.insert(emailAttachments).values(attachments)
+  for (let start = 0; start < attachments.length; start += rowsPerInsert) {
+    await tx.insert(emailAttachments).values(attachments.slice(start, start + rowsPerInsert))
+  }
   await tx.execute(sql`SELECT pg_notify(${outboxChannel}, '')`)
   return rows.map((row) => row.id)
 }
