@@ -12,15 +12,14 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core'
+import { createdAt, updatedAt } from './columns.js'
 import { projects } from './foundation.js'
 
-const createdAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow()
-const updatedAt = () =>
-  timestamp({ withTimezone: true, mode: 'date' })
-    .notNull()
-    .defaultNow()
-    .$onUpdate(() => new Date())
 const moment = () => timestamp({ withTimezone: true, mode: 'date' })
+const projectReference = () =>
+  uuid()
+    .notNull()
+    .references(() => projects.id, { onDelete: 'cascade' })
 
 export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 
@@ -44,9 +43,7 @@ export const emails = pgTable(
   'emails',
   {
     id: uuid().primaryKey().defaultRandom(),
-    projectId: uuid()
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectReference(),
     // No foreign keys yet: contacts, templates and campaigns live on other branches; add them when merging.
     contactId: uuid(),
     templateId: uuid(),
@@ -107,9 +104,7 @@ export const emailEvents = pgTable(
     emailId: uuid()
       .notNull()
       .references(() => emails.id, { onDelete: 'cascade' }),
-    projectId: uuid()
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectReference(),
     type: text().notNull(),
     data: jsonb().$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
@@ -122,9 +117,7 @@ export const capturedMessages = pgTable(
   'captured_messages',
   {
     id: uuid().primaryKey().defaultRandom(),
-    projectId: uuid()
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectReference(),
     emailId: uuid(),
     fromEmail: text().notNull(),
     toEmails: text().array().notNull(),

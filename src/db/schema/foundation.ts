@@ -1,11 +1,5 @@
 import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-
-const createdAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow()
-const updatedAt = () =>
-  timestamp({ withTimezone: true, mode: 'date' })
-    .notNull()
-    .defaultNow()
-    .$onUpdate(() => new Date())
+import { createdAt, updatedAt } from './columns.js'
 
 export const users = pgTable('users', {
   id: uuid().primaryKey().defaultRandom(),
