@@ -129,6 +129,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   let wakeRequested = false
   let wakeUp: (() => void) | undefined
   let listener: pg.PoolClient | undefined
+  const detachers = new Map<pg.PoolClient, () => void>()
   let waitingForRoom = false
 
   // A function, so TypeScript does not narrow `state` across the awaits of the loop.
@@ -155,14 +156,32 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const listen = async () => {
     if (listener) return
     const client = await ctx.pool.connect()
-    client.on('notification', wake)
-    client.on('error', (err) => {
+    const onError = (err: Error) => {
+      if (listener !== client) return
       ctx.log.warn({ err }, 'outbox lost its LISTEN connection; polling until it reconnects')
-      if (listener === client) listener = undefined
+      listener = undefined
+      detach(client)
       client.release(err)
+    }
+    client.on('notification', wake)
+    client.on('error', onError)
+    detachers.set(client, () => {
+      client.off('notification', wake)
+      client.off('error', onError)
     })
-    await client.query(`LISTEN ${outboxChannel}`)
+    try {
+      await client.query(`LISTEN ${outboxChannel}`)
+    } catch (err) {
+      detach(client)
+      client.release(err instanceof Error ? err : true)
+      throw err
+    }
     listener = client
+  }
+
+  const detach = (client: pg.PoolClient) => {
+    detachers.get(client)?.()
+    detachers.delete(client)
   }
 
   const unlisten = async () => {
@@ -170,6 +189,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     listener = undefined
     if (!client) return
     await client.query(`UNLISTEN ${outboxChannel}`).catch(() => {})
+    // Back in the pool the client is the pool's: its later errors (a server shutting down) are not ours.
+    detach(client)
     client.release()
   }
 
