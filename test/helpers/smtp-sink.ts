@@ -197,9 +197,8 @@ async function waitForCount<T>(
     try {
       await once(emitter, event, { signal })
     } catch {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${count} SMTP messages (${event}), got ${items.length}`,
-      )
+      const what = event === HELD ? 'SMTP messages held for their reply' : 'SMTP messages'
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${count} ${what}, got ${items.length}`)
     }
   }
   return [...items]
