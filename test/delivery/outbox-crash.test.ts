@@ -57,4 +57,29 @@ describe('a worker killed mid-batch', () => {
     const rows = await findEmails(second, ids)
     expect(new Set(messageIds)).toEqual(new Set(rows.map((row) => `<${row.messageId}>`)))
   })
+
+  it('keeps renewing the lease of an email whose send is slow, so no other worker takes it', async () => {
+    const slowSink = await startSmtpSink({ holdReplies: true })
+    const server = await startTestServer({
+      config: { mailTransport: 'smtp', smtpUrl: slowSink.url },
+      delivery: { leaseSeconds: 3 },
+    })
+    servers.add(server)
+    const account = await createAccount(server)
+    const [id = ''] = await enqueue(server, account.project.id, [testEmail()])
+    await slowSink.waitForHeld(1)
+    const [claimed] = await findEmails(server, [id])
+
+    await vi.waitFor(async () => {
+      const [row] = await findEmails(server, [id])
+      expect(row?.leaseExpiresAt?.getTime()).toBeGreaterThan(claimed?.leaseExpiresAt?.getTime() ?? 0)
+    }, eventually)
+    slowSink.release()
+    await vi.waitFor(async () => {
+      const [row] = await findEmails(server, [id])
+      expect([row?.status, row?.attempts]).toEqual(['SENT', 1])
+    }, eventually)
+    expect(slowSink.messages).toHaveLength(1)
+    await slowSink.close()
+  })
 })

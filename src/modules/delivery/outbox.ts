@@ -11,6 +11,7 @@ import {
   type EmailAttachmentRow,
   findAttachments,
   outboxChannel,
+  renewLeases,
   requeueExpiredLeases,
 } from './sql.js'
 
@@ -36,7 +37,10 @@ export type OutboxOptions = {
   /** Emails claimed but not yet finished; bounds memory and the queue in front of the transport. */
   maxInFlight?: number
   pollIntervalMs?: number
-  /** Must outlast the slowest send (SMTP timeouts are far shorter), or a live send could be claimed twice. */
+  /**
+   * How long a claimed email stays this worker's. Renewed while the email is in flight, so it only runs out
+   * when the worker is gone; it is then how long a dead worker's emails wait before another one sends them.
+   */
   leaseSeconds?: number
   retry?: Partial<RetryPolicy>
 }
@@ -124,6 +128,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const recorder = createOutcomeRecorder(ctx.db, ctx.log)
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
+  const inFlightIds = new Set<string>()
 
   let state: 'running' | 'stopping' | 'killed' = 'running'
   let wakeRequested = false
@@ -241,8 +246,10 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
     }
     for (const email of claimed) {
+      inFlightIds.add(email.id)
       const delivery = deliver(email, attachments.get(email.id) ?? []).finally(() => {
         inFlight.delete(delivery)
+        inFlightIds.delete(email.id)
         if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) wakeUp?.()
       })
       inFlight.add(delivery)
@@ -251,12 +258,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
 
   const run = async () => {
     let leasesCheckedAt = 0
+    let leasesRenewedAt = Date.now()
     while (state === 'running') {
       try {
         await listen()
         if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
           leasesCheckedAt = Date.now()
           await requeueExpiredLeases(ctx.db)
+        }
+        if (Date.now() - leasesRenewedAt >= (leaseSeconds * 1_000) / 3) {
+          leasesRenewedAt = Date.now()
+          await renewLeases(ctx.db, [...inFlightIds], leaseSeconds)
         }
         const room = maxInFlight - inFlight.size
         if (room < batchSize) {

@@ -85,6 +85,15 @@ export async function requeueExpiredLeases(db: Executor): Promise<number> {
   return rows.length
 }
 
+/** Keeps the leases of emails this worker is still sending, so only a dead worker's leases run out. */
+export async function renewLeases(db: Executor, ids: string[], leaseSeconds: number): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .update(emails)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where(and(inArray(emails.id, ids), eq(emails.status, 'SENDING')))
+}
+
 export async function findAttachments(db: Executor, emailIds: string[]): Promise<EmailAttachmentRow[]> {
   if (emailIds.length === 0) return []
   return db
