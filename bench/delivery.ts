@@ -4,9 +4,10 @@
  *
  *   npx tsx bench/delivery.ts [--size 5000]
  *
- * Uses DATABASE_URL when set, an embedded PostgreSQL in a temporary directory otherwise. Prints JSON.
+ * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
+ * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
  */
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
@@ -14,6 +15,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import { createTransport } from 'nodemailer'
+import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { createAppContext } from '../src/context.js'
 import { projects } from '../src/db/schema/index.js'
@@ -79,6 +81,22 @@ async function startCountingSink(): Promise<{
   }
 }
 
+async function adminQuery(serverUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
 function benchEmail(index: number): NewEmail {
   return {
     from: { email: `news@${domain}`, name: 'Mailroom Bench' },
@@ -118,18 +136,20 @@ async function rawNodemailer(sinkUrl: string, count: number): Promise<number> {
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const sink = await startCountingSink()
+  // On a shared server the run gets a database of its own, dropped at the end, so it neither sees nor
+  // touches anyone else's rows.
+  const serverUrl = process.env.DATABASE_URL
+  const benchDatabase = `mailroom_bench_${randomBytes(4).toString('hex')}`
+  if (serverUrl) await adminQuery(serverUrl, `CREATE DATABASE ${benchDatabase}`)
   const config = loadConfig({
     ...process.env,
+    ...(serverUrl ? { DATABASE_URL: databaseUrl(serverUrl, benchDatabase) } : {}),
     DATA_DIR: dataDir,
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: sink.url,
     LOG_LEVEL: 'warn',
   })
   const ctx = await createAppContext(config, createLogger(config), 'worker')
-  if (config.databaseUrl) {
-    // A shared server keeps rows from earlier runs; start from an empty outbox.
-    await ctx.pool.query("DELETE FROM emails WHERE status IN ('QUEUED', 'SENDING')")
-  }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const key = { selector: 'bench', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }
   const outbox = startDeliveryWorker(ctx, { resolveDkimKey: async () => key })
@@ -198,6 +218,7 @@ async function main() {
   await outbox.stop()
   await ctx.close()
   await sink.close()
+  if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`)
   rmSync(dataDir, { recursive: true, force: true })
 }
 
