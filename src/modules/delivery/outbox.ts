@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js'
 import { type ComposeJob, senderDomain } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
+import { createNotificationListener } from './listener.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
   type ClaimedEmail,
@@ -133,8 +134,6 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   let state: 'running' | 'stopping' | 'killed' = 'running'
   let wakeRequested = false
   let wakeUp: (() => void) | undefined
-  let listener: pg.PoolClient | undefined
-  const detachers = new Map<pg.PoolClient, () => void>()
   let waitingForRoom = false
 
   // A function, so TypeScript does not narrow `state` across the awaits of the loop.
@@ -144,6 +143,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     wakeRequested = true
     wakeUp?.()
   }
+  const listener = createNotificationListener(ctx.pool, outboxChannel, wake, ctx.log)
 
   const waitForWake = (timeoutMs: number) =>
     new Promise<void>((resolve) => {
@@ -157,47 +157,6 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     }).then(() => {
       wakeRequested = false
     })
-
-  const listen = async () => {
-    if (listener) return
-    const client = await ctx.pool.connect()
-    const onError = (err: Error) => {
-      if (listener !== client) return
-      ctx.log.warn({ err }, 'outbox lost its LISTEN connection; polling until it reconnects')
-      listener = undefined
-      detach(client)
-      client.release(err)
-    }
-    client.on('notification', wake)
-    client.on('error', onError)
-    detachers.set(client, () => {
-      client.off('notification', wake)
-      client.off('error', onError)
-    })
-    try {
-      await client.query(`LISTEN ${outboxChannel}`)
-    } catch (err) {
-      detach(client)
-      client.release(err instanceof Error ? err : true)
-      throw err
-    }
-    listener = client
-  }
-
-  const detach = (client: pg.PoolClient) => {
-    detachers.get(client)?.()
-    detachers.delete(client)
-  }
-
-  const unlisten = async () => {
-    const client = listener
-    listener = undefined
-    if (!client) return
-    await client.query(`UNLISTEN ${outboxChannel}`).catch(() => {})
-    // Back in the pool the client is the pool's: its later errors (a server shutting down) are not ours.
-    detach(client)
-    client.release()
-  }
 
   const signingKey = (projectId: string, domain: string) => {
     const cacheKey = `${projectId}\n${domain}`
@@ -261,7 +220,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     let leasesRenewedAt = Date.now()
     while (state === 'running') {
       try {
-        await listen()
+        await listener.ensure()
         if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
           leasesCheckedAt = Date.now()
           await requeueExpiredLeases(ctx.db)
@@ -300,7 +259,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       await loop
       await Promise.all(inFlight)
       await recorder.drain()
-      await unlisten()
+      await listener.close()
       await options.transport.close()
       if (ownsComposePool) await composePool.close()
     },
@@ -312,7 +271,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       await options.transport.close({ force: true })
       if (ownsComposePool) await composePool.close()
       await loop
-      await unlisten()
+      await listener.close()
     },
   }
 }
