@@ -134,3 +134,36 @@ describe('delivery over SMTP', () => {
     ])
   })
 })
+
+describe('waking the outbox', () => {
+  let sink: SmtpSink
+  let server: TestServer
+
+  beforeAll(async () => {
+    sink = await startSmtpSink()
+    // With a one-minute poll, only the NOTIFY sent on commit can explain a prompt delivery.
+    server = await startTestServer({
+      config: { mailTransport: 'smtp', smtpUrl: sink.url },
+      delivery: { pollIntervalMs: 60_000 },
+    })
+  })
+  afterAll(async () => {
+    await server.close()
+    await sink.close()
+  })
+
+  it('sends an email as soon as the transaction that enqueued it commits', async () => {
+    const account = await createAccount(server)
+    await vi.waitFor(async () => {
+      const { rows } = await server.ctx.pool.query(
+        "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()",
+      )
+      expect(rows).toHaveLength(1)
+    }, eventually)
+
+    await enqueue(server, account.project.id, [testEmail({ subject: 'Right away' })])
+
+    const [message] = await sink.waitForMessages(1, 5_000)
+    expect(message?.parsed.subject).toBe('Right away')
+  })
+})
