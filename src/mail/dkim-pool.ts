@@ -43,6 +43,7 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
       const pending = entry.pending.get(response.id)
       if (!pending) return
       entry.pending.delete(response.id)
+      if (entry.pending.size === 0) entry.worker.unref()
       if ('error' in response) pending.reject(new ComposeError(response.error))
       else pending.resolve(Buffer.from(response.raw.buffer, response.raw.byteOffset, response.raw.byteLength))
     })
@@ -67,6 +68,8 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
       for (const candidate of workers) if (candidate.pending.size < entry.pending.size) entry = candidate
       const id = nextId++
       return new Promise<Buffer>((resolve, reject) => {
+        // An idle thread must not keep the process alive, a busy one must until it has answered.
+        if (entry.pending.size === 0) entry.worker.ref()
         entry.pending.set(id, { resolve, reject })
         entry.worker.postMessage({ id, job } satisfies WorkerRequest)
       })
