@@ -19,6 +19,7 @@ import { registerContactRoutes } from './modules/contacts/routes.js'
 import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
+import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
@@ -87,6 +88,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
+  registerMailboxRoutes(app, ctx)
 
   return app
 }

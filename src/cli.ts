@@ -6,6 +6,7 @@ import { DataDirLockedError } from './db/data-dir-lock.js'
 import { jobs, loops } from './jobs/registry.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
 import { createLogger } from './logger.js'
+import { startDeliveryWorker } from './modules/delivery/worker.js'
 
 const usage = `Usage: mailroom <command>
 
@@ -29,6 +30,7 @@ async function run(command: string, config: Config): Promise<void> {
 
   await createQueues(ctx, jobs)
   if (role !== 'api') await startWorkers(ctx, jobs, loops)
+  const outbox = role !== 'api' ? startDeliveryWorker(ctx) : undefined
   const app = role !== 'worker' ? await buildServer(ctx) : undefined
   if (app) await app.listen({ port: config.port, host: config.host })
   log.info(
@@ -42,6 +44,8 @@ async function run(command: string, config: Config): Promise<void> {
     stopping = true
     log.info({ signal }, 'shutting down')
     await app?.close()
+    // Emails being sent finish and are recorded before the database goes away.
+    await outbox?.stop()
     await ctx.close()
     process.exit(0)
   }

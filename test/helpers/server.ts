@@ -8,6 +8,8 @@ import type { App } from '../../src/http/app-type.js'
 import { jobs, loops } from '../../src/jobs/registry.js'
 import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
+import type { Outbox } from '../../src/modules/delivery/outbox.js'
+import { type DeliveryWorkerOptions, startDeliveryWorker } from '../../src/modules/delivery/worker.js'
 import { createTestDatabase } from './database.js'
 
 export type TestServer = {
@@ -16,6 +18,8 @@ export type TestServer = {
   /** Base URL of the listening server, e.g. http://127.0.0.1:PORT */
   url: string
   config: Config
+  /** The delivery outbox, when the worker runs. */
+  outbox: Outbox | undefined
   close(): Promise<void>
 }
 
@@ -49,6 +53,8 @@ export type TestServerOptions = {
   /** Extra routes registered before the server starts, for exercising cross-cutting plugins. */
   routes?: (app: App, ctx: AppContext) => void
   worker?: boolean
+  /** Outbox settings for the worker, e.g. a DKIM key resolver or a shorter poll. */
+  delivery?: DeliveryWorkerOptions
 }
 
 /** The whole app (API and, by default, the worker) on a fresh database, listening on a random loopback port. */
@@ -60,12 +66,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ctx = await createAppContext(config, createLogger(config), worker ? 'all' : 'api')
   await createQueues(ctx, jobs)
   if (worker) await startWorkers(ctx, jobs, loops)
+  const outbox = worker ? startDeliveryWorker(ctx, options.delivery) : undefined
   const app = await buildServer(ctx)
   try {
     options.routes?.(app, ctx)
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
     await app.close()
+    await outbox?.stop()
     await ctx.close()
     throw err
   }
@@ -76,8 +84,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ctx,
     url: `http://127.0.0.1:${port}`,
     config,
+    outbox,
     async close() {
       await app.close()
+      await outbox?.stop()
       await ctx.close()
       rmSync(dataDir, { recursive: true, force: true })
     },

@@ -19,6 +19,13 @@ export type SmtpSinkOptions = {
   authOptional?: boolean
   /** Defaults to false. When true the server offers STARTTLS with smtp-server's built-in self-signed certificate. */
   starttls?: boolean
+  /**
+   * Holds every message after its data has arrived and before the final reply, until `release()`.
+   * A message whose client hangs up meanwhile was never accepted, so it is not recorded.
+   */
+  holdReplies?: boolean
+  /** Listen on this port instead of a free one, e.g. one a transport was already pointed at. */
+  port?: number
 }
 
 export type ReceivedMessage = {
@@ -36,16 +43,29 @@ export type SmtpSink = {
   /** Mutated in place, so a reference taken before `reset()` stays live. */
   messages: ReceivedMessage[]
   waitForMessages: (count: number, timeoutMs?: number) => Promise<ReceivedMessage[]>
+  /** With `holdReplies`: resolves once `count` messages are waiting for their reply. */
+  waitForHeld: (count: number, timeoutMs?: number) => Promise<void>
+  /** Stops holding: waiting messages get their reply (if their client is still there), later ones at once. */
+  release: () => void
   reset: () => void
   close: () => Promise<void>
 }
 
 const ADDED = 'added'
+const HELD = 'held'
 
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMessage[] = []
   const arrivals = new EventEmitter()
   const credentials = new Map<string, { username: string; password: string }>()
+  const closedSessions = new Set<string>()
+  const held: string[] = []
+  let releaseHeld: () => void = () => {}
+  let holding = options.holdReplies
+    ? new Promise<void>((resolve) => {
+        releaseHeld = resolve
+      })
+    : undefined
 
   const record = (message: ReceivedMessage) => {
     messages.push(message)
@@ -63,7 +83,13 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     },
     onData(stream, session, callback) {
       receiveMessage(stream, session, credentials.get(session.id))
-        .then((message) => {
+        .then(async (message) => {
+          if (holding) {
+            held.push(session.id)
+            arrivals.emit(HELD)
+            await holding
+            if (closedSessions.has(session.id)) return callback(new Error('client went away before the reply'))
+          }
           record(message)
           callback()
         })
@@ -71,15 +97,23 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     },
     onClose(session) {
       credentials.delete(session.id)
+      if (holding) closedSessions.add(session.id)
     },
   })
 
-  const port = await listen(server)
+  const port = await listen(server, options.port ?? 0)
   return {
     port,
     url: `smtp://127.0.0.1:${port}`,
     messages,
     waitForMessages: (count, timeoutMs = 10_000) => waitForCount(messages, arrivals, count, timeoutMs),
+    waitForHeld: async (count, timeoutMs = 10_000) => {
+      await waitForCount(held, arrivals, count, timeoutMs, HELD)
+    },
+    release: () => {
+      holding = undefined
+      releaseHeld()
+    },
     reset: () => {
       messages.length = 0
     },
@@ -129,9 +163,9 @@ async function receiveMessage(
   }
 }
 
-async function listen(server: SMTPServer): Promise<number> {
+async function listen(server: SMTPServer, port: number): Promise<number> {
   const listening = once(server.server, 'listening')
-  server.listen(0, '127.0.0.1')
+  server.listen(port, '127.0.0.1')
   await listening
   return portOf(server.server.address())
 }
@@ -156,13 +190,15 @@ async function waitForCount<T>(
   emitter: EventEmitter,
   count: number,
   timeoutMs: number,
+  event = ADDED,
 ): Promise<T[]> {
   const signal = AbortSignal.timeout(timeoutMs)
   while (items.length < count) {
     try {
-      await once(emitter, ADDED, { signal })
+      await once(emitter, event, { signal })
     } catch {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${count} SMTP messages, got ${items.length}`)
+      const what = event === HELD ? 'SMTP messages held for their reply' : 'SMTP messages'
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${count} ${what}, got ${items.length}`)
     }
   }
   return [...items]

@@ -2,5 +2,6 @@
 export * from './contacts.js'
 export * from './domains.js'
 export * from './events.js'
+export * from './emails.js'
 export * from './foundation.js'
 export * from './templates.js'

@@ -1,0 +1,225 @@
+/**
+ * Delivery throughput: emails accepted into the outbox until they have all reached a loopback SMTP sink,
+ * DKIM-signed with RSA-2048, against raw pooled nodemailer (no DKIM) sending to the same sink in the same run.
+ *
+ *   npx tsx bench/delivery.ts [--size 5000]
+ *
+ * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
+ * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { Worker } from 'node:worker_threads'
+import { createTransport } from 'nodemailer'
+import pg from 'pg'
+import { loadConfig } from '../src/config.js'
+import { createAppContext } from '../src/context.js'
+import { projects } from '../src/db/schema/index.js'
+import { createLogger } from '../src/logger.js'
+import { enqueueEmails, type NewEmail } from '../src/modules/delivery/service.js'
+import { startDeliveryWorker } from '../src/modules/delivery/worker.js'
+import { generateProjectKeys } from '../src/modules/projects/keys.js'
+
+const { values } = parseArgs({ options: { size: { type: 'string', default: '5000' } } })
+const size = Number(values.size)
+const smtpConnections = 8
+const domain = 'bench.mailroom.test'
+
+/**
+ * A sink that only counts messages, on its own thread so its CPU does not show up on the sender's event loop
+ * (it still shares the machine's cores with the sender, as a co-located relay would).
+ */
+async function startCountingSink(): Promise<{
+  url: string
+  received(): number
+  waitFor(n: number): Promise<void>
+  close(): Promise<void>
+}> {
+  const smtpServer = createRequire(import.meta.url).resolve('smtp-server')
+  const worker = new Worker(
+    `const { SMTPServer } = require(${JSON.stringify(smtpServer)})
+     const { parentPort } = require('node:worker_threads')
+     let count = 0
+     const server = new SMTPServer({
+       authOptional: true, disabledCommands: ['STARTTLS'], logger: false, maxClients: 1000,
+       onData(stream, session, callback) {
+         stream.on('data', () => {})
+         stream.on('end', () => { count++; parentPort.postMessage({ count }); callback() })
+       },
+     })
+     server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.server.address().port }))
+     parentPort.on('message', () => server.close(() => parentPort.postMessage({ closed: true })))`,
+    { eval: true },
+  )
+  let count = 0
+  let waiter: { n: number; resolve(): void } | undefined
+  const port = await new Promise<number>((resolve) => {
+    worker.on('message', (message: { port?: number; count?: number }) => {
+      if (message.port) resolve(message.port)
+      if (message.count) {
+        count = message.count
+        if (waiter && count >= waiter.n) waiter.resolve()
+      }
+    })
+  })
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received: () => count,
+    waitFor: (n) =>
+      count >= n
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            waiter = { n, resolve }
+          }),
+    close: async () => {
+      await worker.terminate()
+    },
+  }
+}
+
+async function adminQuery(serverUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+function benchEmail(index: number): NewEmail {
+  return {
+    from: { email: `news@${domain}`, name: 'Mailroom Bench' },
+    to: { email: `reader${index}@example.org`, name: `Reader ${index}` },
+    subject: `Your weekly digest #${index}`,
+    html: `<h1>Hello reader ${index}</h1><p>${'Some news worth reading. '.repeat(20)}</p><p><a href="https://example.org/${index}">Read more</a></p>`,
+    headers: { 'X-Bench': String(index) },
+  }
+}
+
+async function rawNodemailer(sinkUrl: string, count: number): Promise<number> {
+  const transport = createTransport({
+    url: sinkUrl,
+    pool: true,
+    maxConnections: smtpConnections,
+    maxMessages: Number.POSITIVE_INFINITY,
+  })
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: count }, (_, index) => {
+      const email = benchEmail(index)
+      return transport.sendMail({
+        from: { name: email.from.name ?? '', address: email.from.email },
+        to: { name: email.to.name ?? '', address: email.to.email },
+        subject: email.subject,
+        html: email.html,
+        text: `Hello reader ${index}`,
+        headers: email.headers,
+      })
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  transport.close()
+  return count / seconds
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
+  const sink = await startCountingSink()
+  // On a shared server the run gets a database of its own, dropped at the end, so it neither sees nor
+  // touches anyone else's rows.
+  const serverUrl = process.env.DATABASE_URL
+  const benchDatabase = `mailroom_bench_${randomBytes(4).toString('hex')}`
+  if (serverUrl) await adminQuery(serverUrl, `CREATE DATABASE ${benchDatabase}`)
+  const config = loadConfig({
+    ...process.env,
+    ...(serverUrl ? { DATABASE_URL: databaseUrl(serverUrl, benchDatabase) } : {}),
+    DATA_DIR: dataDir,
+    MAIL_TRANSPORT: 'smtp',
+    SMTP_URL: sink.url,
+    LOG_LEVEL: 'warn',
+  })
+  const ctx = await createAppContext(config, createLogger(config), 'worker')
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const key = { selector: 'bench', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }
+  const outbox = startDeliveryWorker(ctx, { resolveDkimKey: async () => key })
+  const [project] = await ctx.db
+    .insert(projects)
+    .values({ name: 'bench', ...generateProjectKeys() })
+    .returning()
+  if (!project) throw new Error('no project')
+
+  const send = async (count: number, offset: number) => {
+    const target = sink.received() + count
+    const started = performance.now()
+    await ctx.db.transaction((tx) =>
+      enqueueEmails(
+        tx,
+        project.id,
+        Array.from({ length: count }, (_, index) => benchEmail(offset + index)),
+      ),
+    )
+    const enqueuedMs = performance.now() - started
+    await sink.waitFor(target)
+    return { enqueuedMs, totalMs: performance.now() - started }
+  }
+
+  // Warm up both paths: threads, connections, JIT.
+  await send(300, 0)
+  await rawNodemailer(sink.url, 300)
+
+  let cpu = process.cpuUsage()
+  const raw = await rawNodemailer(sink.url, size)
+  const rawCpu = process.cpuUsage(cpu)
+  cpu = process.cpuUsage()
+  const elu = performance.eventLoopUtilization()
+  const { enqueuedMs, totalMs } = await send(size, size)
+  const outboxCpu = process.cpuUsage(cpu)
+  const mainThreadBusy = Number(performance.eventLoopUtilization(elu).utilization.toFixed(2))
+  // CPU of every thread of this process (sender, compose threads, sink) per email: what the cores had to give.
+  const cpuMsPerEmail = (usage: NodeJS.CpuUsage) => Number(((usage.user + usage.system) / 1000 / size).toFixed(2))
+  const outboxRate = size / (totalMs / 1000)
+
+  const result = {
+    bench: 'delivery',
+    size,
+    cores: availableParallelism(),
+    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
+    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    dkim: 'rsa-2048, relaxed/relaxed, signed on worker threads',
+    outbox: {
+      emailsPerSecond: Math.round(outboxRate),
+      enqueueMs: Math.round(enqueuedMs),
+      acceptToSinkMs: Math.round(totalMs),
+      cpuMsPerEmail: cpuMsPerEmail(outboxCpu),
+      mainThreadBusy,
+    },
+    rawNodemailer: { emailsPerSecond: Math.round(raw), dkim: false, cpuMsPerEmail: cpuMsPerEmail(rawCpu) },
+    ratio: Number((outboxRate / raw).toFixed(2)),
+    bars: { minEmailsPerSecond: 1000, minRatio: 0.5 },
+    pass: outboxRate >= 1000 && outboxRate / raw >= 0.5,
+    at: new Date().toISOString(),
+  }
+  console.log(JSON.stringify(result, null, 2))
+  const resultsDir = path.join(import.meta.dirname, 'results')
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(path.join(resultsDir, `delivery-${Date.now()}.json`), `${JSON.stringify(result, null, 2)}\n`)
+
+  await outbox.stop()
+  await ctx.close()
+  await sink.close()
+  if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`)
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+await main()

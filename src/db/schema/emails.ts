@@ -1,0 +1,129 @@
+import { sql } from 'drizzle-orm'
+import {
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import { createdAt, updatedAt } from './columns.js'
+import { projects } from './foundation.js'
+
+const moment = () => timestamp({ withTimezone: true, mode: 'date' })
+const projectReference = () =>
+  uuid()
+    .notNull()
+    .references(() => projects.id, { onDelete: 'cascade' })
+
+export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
+
+export const emailSourceType = pgEnum('email_source_type', ['TRANSACTIONAL', 'CAMPAIGN', 'WORKFLOW'])
+
+/** QUEUED → SENDING → SENT | FAILED is the outbox; the later states come from delivery feedback. */
+export const emailStatus = pgEnum('email_status', [
+  'QUEUED',
+  'SENDING',
+  'SENT',
+  'FAILED',
+  'DELIVERED',
+  'BOUNCED',
+  'COMPLAINED',
+  'OPENED',
+  'CLICKED',
+])
+
+/** One row per recipient: the durable outbox and the sent-email record at once. */
+export const emails = pgTable(
+  'emails',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    projectId: projectReference(),
+    // No foreign keys yet: contacts, templates and campaigns live on other branches; add them when merging.
+    contactId: uuid(),
+    templateId: uuid(),
+    campaignId: uuid(),
+    sourceType: emailSourceType().notNull().default('TRANSACTIONAL'),
+    /** Lower goes first: 0 transactional, higher for bulk. */
+    priority: smallint().notNull().default(0),
+    fromEmail: text().notNull(),
+    fromName: text(),
+    replyTo: text(),
+    toEmail: text().notNull(),
+    toName: text(),
+    subject: text().notNull(),
+    html: text().notNull(),
+    headers: jsonb().$type<Record<string, string>>().notNull().default({}),
+    status: emailStatus().notNull().default('QUEUED'),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: moment().notNull().defaultNow(),
+    leaseExpiresAt: moment(),
+    lastError: text(),
+    /** Our Message-ID (without angle brackets), fixed at enqueue so every retry carries the same one. */
+    messageId: text().notNull(),
+    providerMessageId: text(),
+    sentAt: moment(),
+    failedAt: moment(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('emails_claim_index').on(table.priority, table.nextAttemptAt).where(sql`${table.status} = 'QUEUED'`),
+    index('emails_lease_index').on(table.leaseExpiresAt).where(sql`${table.status} = 'SENDING'`),
+    index().on(table.projectId, table.createdAt),
+  ],
+)
+
+/** Kept apart so large files do not bloat the rows the outbox scans and updates. */
+export const emailAttachments = pgTable(
+  'email_attachments',
+  {
+    emailId: uuid()
+      .notNull()
+      .references(() => emails.id, { onDelete: 'cascade' }),
+    position: smallint().notNull(),
+    filename: text().notNull(),
+    contentType: text().notNull(),
+    content: bytea().notNull(),
+    contentId: text(),
+    disposition: text().$type<'attachment' | 'inline'>().notNull().default('attachment'),
+  },
+  (table) => [primaryKey({ columns: [table.emailId, table.position] })],
+)
+
+/** Email events until the event log of the contacts branch takes over (see `emitEmailEvents`). */
+export const emailEvents = pgTable(
+  'email_events',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    emailId: uuid()
+      .notNull()
+      .references(() => emails.id, { onDelete: 'cascade' }),
+    projectId: projectReference(),
+    type: text().notNull(),
+    data: jsonb().$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index().on(table.emailId), index().on(table.projectId, table.createdAt)],
+)
+
+/** The local mailbox of the `capture` transport. */
+export const capturedMessages = pgTable(
+  'captured_messages',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    projectId: projectReference(),
+    emailId: uuid(),
+    fromEmail: text().notNull(),
+    toEmails: text().array().notNull(),
+    subject: text().notNull(),
+    raw: bytea().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index().on(table.projectId, table.createdAt)],
+)

@@ -1,0 +1,149 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto'
+import { compile } from 'html-to-text'
+import MailComposer from 'nodemailer/lib/mail-composer'
+import { signDkim } from './dkim.js'
+
+export type MailAddress = { email: string; name?: string | null }
+
+export type MailAttachment = {
+  filename: string
+  contentType: string
+  content: Uint8Array
+  /** Set for inline parts referenced from the HTML as `cid:<contentId>`. */
+  contentId?: string | null
+  disposition: 'attachment' | 'inline'
+}
+
+export type MessageSpec = {
+  /** Without angle brackets, e.g. `4f1c…@example.com`. */
+  messageId: string
+  from: MailAddress
+  to: MailAddress
+  replyTo?: string | null
+  subject: string
+  html: string
+  headers?: Record<string, string>
+  attachments?: readonly MailAttachment[]
+  date?: Date
+}
+
+export type DkimKey = { domainName: string; selector: string; privateKeyPem: string }
+
+/** The job a compose worker runs: build the MIME message, then sign it when a key is given. */
+export type ComposeJob = { message: MessageSpec; dkim?: DkimKey }
+
+// The headers a receiver shows or acts on; a signature over them cannot be replayed with other content.
+const signedHeaderNames: readonly string[] = [
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+]
+
+// Custom headers may not replace what the message structure or its identity depends on.
+const reservedHeaders = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+])
+
+const htmlToText = compile({ wordwrap: 130, selectors: [{ selector: 'img', format: 'skip' }] })
+
+export function senderDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase()
+}
+
+function customHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const result: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (reservedHeaders.has(name.toLowerCase())) continue
+    // The send route rejects CR/LF already; never let one through to the wire regardless.
+    result[name.replace(/[\r\n:]/g, '')] = value.replace(/[\r\n]+/g, ' ')
+  }
+  return result
+}
+
+/** Builds the MIME message: multipart/alternative (text from the HTML, then HTML), inline parts, attachments. */
+export async function composeMessage(message: MessageSpec): Promise<Buffer> {
+  const composer = new MailComposer({
+    from: { name: message.from.name ?? '', address: message.from.email },
+    to: { name: message.to.name ?? '', address: message.to.email },
+    ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+    subject: message.subject,
+    messageId: `<${message.messageId}>`,
+    date: message.date ?? new Date(),
+    html: message.html,
+    text: htmlToText(message.html).replace(/\n/g, '\r\n'),
+    headers: customHeaders(message.headers),
+    attachments: (message.attachments ?? []).map((attachment) => ({
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      content: Buffer.from(attachment.content.buffer, attachment.content.byteOffset, attachment.content.byteLength),
+      // base64 keeps every byte as given; quoted-printable would rewrite line breaks of text files.
+      contentTransferEncoding: 'base64',
+      contentDisposition: attachment.disposition,
+      ...(attachment.contentId ? { cid: attachment.contentId } : {}),
+    })),
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  })
+  return withCrlfLineEnds(await composer.compile().build())
+}
+
+/**
+ * 7bit parts (the text alternative, plain-ASCII HTML) keep their bare LFs. SMTP turns them into CRLF on
+ * the wire, so the bytes we sign and store must already have them, or the body hash would not match.
+ */
+function withCrlfLineEnds(raw: Buffer): Buffer {
+  const text = raw.toString('latin1')
+  return /(?<!\r)\n/.test(text) ? Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'latin1') : raw
+}
+
+/** Parsing a PEM costs about as much as a signature, so each thread keeps the keys it has seen. */
+export class PrivateKeyCache {
+  private readonly keys = new Map<string, KeyObject>()
+  constructor(private readonly maxKeys = 256) {}
+
+  get(pem: string): KeyObject {
+    let key = this.keys.get(pem)
+    if (!key) {
+      if (this.keys.size >= this.maxKeys) this.keys.clear()
+      key = createPrivateKey(pem)
+      this.keys.set(pem, key)
+    }
+    return key
+  }
+}
+
+/** Prepends a relaxed/relaxed rsa-sha256 DKIM-Signature header. */
+export function signMessage(raw: Buffer, key: DkimKey, keys = new PrivateKeyCache()): Buffer {
+  const signer = { domainName: key.domainName, selector: key.selector, privateKey: keys.get(key.privateKeyPem) }
+  return signDkim(raw, signer, signedHeaderNames)
+}
+
+export async function buildMessage(job: ComposeJob, keys?: PrivateKeyCache): Promise<Buffer> {
+  const raw = await composeMessage(job.message)
+  return job.dkim ? signMessage(raw, job.dkim, keys) : raw
+}

@@ -1,0 +1,50 @@
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2'
+import { type Transport, TransportError } from './transport.js'
+
+export const sesMaxMessageBytes = 40 * 1024 * 1024
+
+const permanentErrors = new Set([
+  'MessageRejected',
+  'MailFromDomainNotVerifiedException',
+  'BadRequestException',
+  'NotFoundException',
+])
+
+/** Throttling, 5xx, credential and network failures are retried; a rejected message or a bad request is not. */
+export function classifySesError(err: unknown): TransportError {
+  const error = err as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown }
+  const name = error.name ?? 'Error'
+  const message = `${name}: ${error.message ?? String(err)}`
+  if (permanentErrors.has(name)) return new TransportError(message, true, name)
+  const status = error.$metadata?.httpStatusCode
+  // 403 is a credentials or account problem on our side: keep the email until it is fixed.
+  const temporary =
+    error.$retryable !== undefined || status === undefined || status === 403 || status === 429 || status >= 500
+  return new TransportError(message, !temporary, name)
+}
+
+/** SES v2 raw send; region and credentials come from the standard AWS environment (variables, profile, role). */
+export function createSesTransport(client = new SESv2Client({})): Transport {
+  return {
+    async send(message) {
+      if (message.raw.byteLength > sesMaxMessageBytes) {
+        throw new TransportError('Message is larger than the 40 MB SES accepts', true, 'MessageTooLarge')
+      }
+      try {
+        const result = await client.send(
+          new SendEmailCommand({
+            FromEmailAddress: message.envelope.from,
+            Destination: { ToAddresses: message.envelope.to },
+            Content: { Raw: { Data: message.raw } },
+          }),
+        )
+        return { providerMessageId: result.MessageId ?? message.messageId }
+      } catch (err) {
+        throw classifySesError(err)
+      }
+    },
+    async close() {
+      client.destroy()
+    },
+  }
+}

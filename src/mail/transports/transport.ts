@@ -1,0 +1,31 @@
+/** One message on its way out, already composed and signed. */
+export type OutgoingMessage = {
+  projectId: string
+  emailId: string
+  /** Our Message-ID, without angle brackets. */
+  messageId: string
+  envelope: { from: string; to: string[] }
+  subject: string
+  raw: Buffer
+}
+
+export type SendResult = { providerMessageId: string }
+
+export type Transport = {
+  /** Resolves once the transport has accepted the message; throws a `TransportError` otherwise. */
+  send(message: OutgoingMessage): Promise<SendResult>
+  /** Lets sends in progress finish, unless `force` drops them (they are retried later). */
+  close(options?: { force?: boolean }): Promise<void>
+}
+
+/** A refusal the outbox can act on: permanent ones fail the email, the others are retried later. */
+export class TransportError extends Error {
+  override name = 'TransportError'
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+    readonly code?: string,
+  ) {
+    super(message)
+  }
+}

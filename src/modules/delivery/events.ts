@@ -1,0 +1,39 @@
+import type { Executor } from '../../db/client.js'
+import { emailEvents } from '../../db/schema/index.js'
+import type { SentRow } from './sql.js'
+
+export type EmailEvent = {
+  projectId: string
+  emailId: string
+  type: 'email.sent'
+  data: Record<string, unknown>
+}
+
+/**
+ * The one way email events leave this module. Until the event log of the contacts branch is merged it
+ * writes `email_events`; afterwards only this function changes (event bus, workflow triggers).
+ */
+export async function emitEmailEvents(db: Executor, events: EmailEvent[]): Promise<void> {
+  if (events.length === 0) return
+  await db.insert(emailEvents).values(events)
+}
+
+/** The spec's `email.sent` payload: the base email fields plus `sentAt`. */
+export function emailSentEvent(email: SentRow): EmailEvent {
+  return {
+    projectId: email.projectId,
+    emailId: email.id,
+    type: 'email.sent',
+    data: {
+      subject: email.subject,
+      from: email.fromEmail,
+      fromName: email.fromName ?? '',
+      messageId: email.providerMessageId ?? email.messageId,
+      emailId: email.id,
+      templateId: email.templateId,
+      campaignId: email.campaignId,
+      sourceType: email.sourceType,
+      sentAt: email.sentAt.toISOString(),
+    },
+  }
+}

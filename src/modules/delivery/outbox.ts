@@ -1,0 +1,277 @@
+import type pg from 'pg'
+import type { Database } from '../../db/client.js'
+import type { Logger } from '../../logger.js'
+import { type ComposeJob, senderDomain } from '../../mail/compose.js'
+import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
+import { type Transport, TransportError } from '../../mail/transports/index.js'
+import { createNotificationListener } from './listener.js'
+import { createOutcomeRecorder } from './recorder.js'
+import {
+  type ClaimedEmail,
+  claimDueEmails,
+  type EmailAttachmentRow,
+  findAttachments,
+  outboxChannel,
+  renewLeases,
+  requeueExpiredLeases,
+} from './sql.js'
+
+export type DkimSigningKey = { selector: string; privateKeyPem: string }
+
+/** Finds the key to sign a sender domain's mail with; undefined sends the email unsigned. */
+export type ResolveDkimKey = (projectId: string, domain: string) => Promise<DkimSigningKey | undefined>
+
+export type RetryPolicy = {
+  baseDelaySeconds: number
+  maxDelaySeconds: number
+  /** An email still failing temporarily this long after it was accepted is given up on. */
+  maxAgeSeconds: number
+  maxAttempts: number
+}
+
+export type OutboxOptions = {
+  transport: Transport
+  resolveDkimKey: ResolveDkimKey
+  /** Created (one thread per core) and closed by the outbox when not given. */
+  composePool?: ComposePool
+  batchSize?: number
+  /** Emails claimed but not yet finished; bounds memory and the queue in front of the transport. */
+  maxInFlight?: number
+  pollIntervalMs?: number
+  /**
+   * How long a claimed email stays this worker's. Renewed while the email is in flight, so it only runs out
+   * when the worker is gone; it is then how long a dead worker's emails wait before another one sends them.
+   */
+  leaseSeconds?: number
+  retry?: Partial<RetryPolicy>
+}
+
+export type Outbox = {
+  /** Stops claiming, lets every claimed email finish and be recorded, then closes the transport. */
+  stop(): Promise<void>
+  /**
+   * Stops at once and records nothing more, as a killed process would: emails in flight stay SENDING
+   * until their lease expires and another worker takes them. For crash tests and a forced shutdown.
+   */
+  kill(): Promise<void>
+  /** Looks for due emails now instead of at the next poll. */
+  wake(): void
+}
+
+export type OutboxContext = { db: Database; pool: pg.Pool; log: Logger }
+
+const defaultRetryPolicy: RetryPolicy = {
+  baseDelaySeconds: 30,
+  maxDelaySeconds: 3_600,
+  maxAgeSeconds: 24 * 3_600,
+  maxAttempts: 50,
+}
+const dkimKeyTtlMs = 60_000
+const maxErrorLength = 1_000
+
+/** 30 s · 2^(attempt-1), capped at an hour, ±20 % so a burst that failed together does not retry together. */
+export function retryDelaySeconds(attempts: number, policy: RetryPolicy, random = Math.random): number {
+  const delay = Math.min(policy.baseDelaySeconds * 2 ** Math.max(0, attempts - 1), policy.maxDelaySeconds)
+  return delay * (0.8 + 0.4 * random())
+}
+
+function describeFailure(err: unknown): { permanent: boolean; error: string } {
+  if (err instanceof TransportError) {
+    return {
+      permanent: err.permanent,
+      error: (err.code ? `${err.code} ${err.message}` : err.message).slice(0, maxErrorLength),
+    }
+  }
+  // A message that cannot be built now never will be; anything else (database, a worker thread) may pass later.
+  const message = err instanceof Error ? err.message : String(err)
+  return { permanent: err instanceof ComposeError, error: message.slice(0, maxErrorLength) }
+}
+
+function toComposeJob(
+  email: ClaimedEmail,
+  attachments: EmailAttachmentRow[],
+  key: DkimSigningKey | undefined,
+): ComposeJob {
+  const domain = senderDomain(email.fromEmail)
+  return {
+    message: {
+      messageId: email.messageId,
+      from: { email: email.fromEmail, name: email.fromName },
+      to: { email: email.toEmail, name: email.toName },
+      replyTo: email.replyTo,
+      subject: email.subject,
+      html: email.html,
+      headers: email.headers,
+      attachments: attachments.map((attachment) => ({
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        content: attachment.content,
+        contentId: attachment.contentId,
+        disposition: attachment.disposition,
+      })),
+    },
+    ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
+  }
+}
+
+/**
+ * The delivery loop: claim due emails in batches, compose and sign them on worker threads, hand them to
+ * the transport, and record each outcome. Woken by NOTIFY from `enqueueEmails`, and polls as a fallback.
+ */
+export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox {
+  const batchSize = options.batchSize ?? 100
+  const maxInFlight = Math.max(options.maxInFlight ?? 400, batchSize)
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000
+  const leaseSeconds = options.leaseSeconds ?? 600
+  const retryPolicy = { ...defaultRetryPolicy, ...options.retry }
+  const ownsComposePool = !options.composePool
+  const composePool = options.composePool ?? startComposePool()
+  const recorder = createOutcomeRecorder(ctx.db, ctx.log)
+  const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
+  const inFlight = new Set<Promise<void>>()
+  const inFlightIds = new Set<string>()
+
+  let state: 'running' | 'stopping' | 'killed' = 'running'
+  let wakeRequested = false
+  let wakeUp: (() => void) | undefined
+  let waitingForRoom = false
+
+  // A function, so TypeScript does not narrow `state` across the awaits of the loop.
+  const isKilled = () => state === 'killed'
+
+  const wake = () => {
+    wakeRequested = true
+    wakeUp?.()
+  }
+  const listener = createNotificationListener(ctx.pool, outboxChannel, wake, ctx.log)
+
+  const waitForWake = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      if (wakeRequested || state !== 'running') return resolve()
+      const timer = setTimeout(() => wakeUp?.(), timeoutMs)
+      wakeUp = () => {
+        clearTimeout(timer)
+        wakeUp = undefined
+        resolve()
+      }
+    }).then(() => {
+      wakeRequested = false
+    })
+
+  const signingKey = (projectId: string, domain: string) => {
+    const cacheKey = `${projectId}\n${domain}`
+    const cached = dkimKeys.get(cacheKey)
+    if (cached && cached.expiresAt > Date.now()) return cached.key
+    const key = options.resolveDkimKey(projectId, domain)
+    dkimKeys.set(cacheKey, { expiresAt: Date.now() + dkimKeyTtlMs, key })
+    key.catch(() => dkimKeys.delete(cacheKey))
+    return key
+  }
+
+  const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[]) => {
+    try {
+      const key = await signingKey(email.projectId, senderDomain(email.fromEmail))
+      const raw = await composePool.compose(toComposeJob(email, attachments, key))
+      const { providerMessageId } = await options.transport.send({
+        projectId: email.projectId,
+        emailId: email.id,
+        messageId: email.messageId,
+        envelope: { from: email.fromEmail, to: [email.toEmail] },
+        subject: email.subject,
+        raw,
+      })
+      if (state !== 'killed') recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() })
+    } catch (err) {
+      if (state === 'killed') return
+      const { permanent, error } = describeFailure(err)
+      const expired = email.createdAt.getTime() + retryPolicy.maxAgeSeconds * 1_000 <= Date.now()
+      if (permanent || expired || email.attempts >= retryPolicy.maxAttempts) {
+        recorder.failed({
+          id: email.id,
+          error: permanent ? error : `gave up after ${email.attempts} attempts: ${error}`,
+        })
+      } else {
+        recorder.retry({ id: email.id, error, delaySeconds: retryDelaySeconds(email.attempts, retryPolicy) })
+      }
+    }
+  }
+
+  const dispatch = async (claimed: ClaimedEmail[]) => {
+    const attachments = new Map<string, EmailAttachmentRow[]>()
+    for (const row of await findAttachments(
+      ctx.db,
+      claimed.map((email) => email.id),
+    )) {
+      attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
+    }
+    for (const email of claimed) {
+      inFlightIds.add(email.id)
+      const delivery = deliver(email, attachments.get(email.id) ?? []).finally(() => {
+        inFlight.delete(delivery)
+        inFlightIds.delete(email.id)
+        if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) wakeUp?.()
+      })
+      inFlight.add(delivery)
+    }
+  }
+
+  const run = async () => {
+    let leasesCheckedAt = 0
+    let leasesRenewedAt = Date.now()
+    while (state === 'running') {
+      try {
+        await listener.ensure()
+        if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
+          leasesCheckedAt = Date.now()
+          await requeueExpiredLeases(ctx.db)
+        }
+        if (Date.now() - leasesRenewedAt >= (leaseSeconds * 1_000) / 3) {
+          leasesRenewedAt = Date.now()
+          await renewLeases(ctx.db, [...inFlightIds], leaseSeconds)
+        }
+        const room = maxInFlight - inFlight.size
+        if (room < batchSize) {
+          waitingForRoom = true
+          await waitForWake(pollIntervalMs)
+          waitingForRoom = false
+          continue
+        }
+        const claimed = await claimDueEmails(ctx.db, batchSize, leaseSeconds)
+        // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
+        if (isKilled()) break
+        if (claimed.length > 0) await dispatch(claimed)
+        if (claimed.length < batchSize) await waitForWake(pollIntervalMs)
+      } catch (err) {
+        if (state !== 'running') break
+        ctx.log.error({ err }, 'outbox loop failed; retrying')
+        await waitForWake(pollIntervalMs)
+      }
+    }
+  }
+  const loop = run()
+
+  return {
+    wake,
+    async stop() {
+      if (state !== 'running') return
+      state = 'stopping'
+      wakeUp?.()
+      await loop
+      await Promise.all(inFlight)
+      await recorder.drain()
+      await listener.close()
+      await options.transport.close()
+      if (ownsComposePool) await composePool.close()
+    },
+    async kill() {
+      if (state === 'killed') return
+      state = 'killed'
+      recorder.discard()
+      wakeUp?.()
+      await options.transport.close({ force: true })
+      if (ownsComposePool) await composePool.close()
+      await loop
+      await listener.close()
+    },
+  }
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import { emailAttachments, type emails } from '../../db/schema/index.js'
+import { senderDomain } from '../../mail/compose.js'
+import { insertEmails, outboxChannel } from './sql.js'
+
+export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
+
+export type NewEmailAttachment = {
+  filename: string
+  contentType: string
+  content: Buffer
+  /** Required for inline parts, referenced from the HTML as `cid:<contentId>`. */
+  contentId?: string | null
+  disposition?: 'attachment' | 'inline'
+}
+
+/** One rendered email for one recipient, as the send route, campaigns and workflows hand it over. */
+export type NewEmail = {
+  from: { email: string; name?: string | null }
+  to: { email: string; name?: string | null }
+  replyTo?: string | null
+  subject: string
+  /** Final HTML, already rendered for this recipient; the text alternative is derived from it. */
+  html: string
+  /** Custom headers, already checked for CR/LF and length. */
+  headers?: Record<string, string>
+  attachments?: readonly NewEmailAttachment[]
+  contactId?: string | null
+  templateId?: string | null
+  campaignId?: string | null
+  sourceType?: EmailSourceType
+  /** Lower goes first; defaults by source type so transactional mail overtakes a campaign backlog. */
+  priority?: number
+}
+
+export const defaultPriority: Record<EmailSourceType, number> = { TRANSACTIONAL: 0, WORKFLOW: 5, CAMPAIGN: 10 }
+
+// Keeps each statement (and the attachments' 65,535-parameter limit) within bounds for large campaigns.
+const rowsPerInsert = 1000
+
+/**
+ * Stores emails in the outbox inside the caller's transaction and returns their ids in input order.
+ * Nothing is sent before the transaction commits; the commit also wakes idle outbox workers.
+ */
+export async function enqueueEmails(tx: Executor, projectId: string, input: readonly NewEmail[]): Promise<string[]> {
+  if (input.length === 0) return []
+  const rows = input.map((email) => {
+    const id = randomUUID()
+    const sourceType = email.sourceType ?? 'TRANSACTIONAL'
+    return {
+      id,
+      projectId,
+      contactId: email.contactId ?? null,
+      templateId: email.templateId ?? null,
+      campaignId: email.campaignId ?? null,
+      sourceType,
+      priority: email.priority ?? defaultPriority[sourceType],
+      fromEmail: email.from.email,
+      fromName: email.from.name ?? null,
+      replyTo: email.replyTo ?? null,
+      toEmail: email.to.email,
+      toName: email.to.name ?? null,
+      subject: email.subject,
+      html: email.html,
+      headers: email.headers ?? {},
+      messageId: `${id}@${senderDomain(email.from.email)}`,
+    }
+  })
+  const attachments = input.flatMap((email, index) =>
+    (email.attachments ?? []).map((attachment, position) => ({
+      emailId: rows[index]?.id ?? '',
+      position,
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      content: attachment.content,
+      contentId: attachment.contentId ?? null,
+      disposition: attachment.disposition ?? 'attachment',
+    })),
+  )
+  for (let start = 0; start < rows.length; start += rowsPerInsert) {
+    await insertEmails(tx, rows.slice(start, start + rowsPerInsert))
+  }
+  for (let start = 0; start < attachments.length; start += rowsPerInsert) {
+    await tx.insert(emailAttachments).values(attachments.slice(start, start + rowsPerInsert))
+  }
+  await tx.execute(sql`SELECT pg_notify(${outboxChannel}, '')`)
+  return rows.map((row) => row.id)
+}

@@ -1,0 +1,169 @@
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import { emailAttachments, emails } from '../../db/schema/index.js'
+
+/** `enqueueEmails` notifies this channel on commit so idle outbox workers wake at once. */
+export const outboxChannel = 'mailroom_outbox'
+
+export type ClaimedEmail = typeof emails.$inferSelect
+
+export type EmailInsert = Pick<
+  typeof emails.$inferInsert,
+  | 'projectId'
+  | 'contactId'
+  | 'templateId'
+  | 'campaignId'
+  | 'fromName'
+  | 'replyTo'
+  | 'toName'
+  | 'fromEmail'
+  | 'toEmail'
+  | 'subject'
+  | 'html'
+  | 'messageId'
+> & { id: string; sourceType: string; priority: number; headers: Record<string, string> }
+
+/**
+ * Many rows in one statement with a single JSON parameter: a campaign enqueues thousands at once, and
+ * binding ~20 parameters per row through the query builder costs more than the insert itself.
+ */
+export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
+      from_name, reply_to, to_email, to_name, subject, html, headers, message_id)
+    SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
+      v.priority, v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
+      v.headers, v."messageId"
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
+      "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
+      "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
+      "messageId" text)`)
+}
+export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
+
+/**
+ * Takes up to `limit` due emails, transactional first, and leases them to this worker. SKIP LOCKED lets
+ * any number of workers claim side by side without waiting on each other or taking the same row.
+ */
+export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+  const due = db
+    .select({ id: emails.id })
+    .from(emails)
+    .where(and(eq(emails.status, 'QUEUED'), lte(emails.nextAttemptAt, sql`now()`)))
+    .orderBy(asc(emails.priority), asc(emails.nextAttemptAt))
+    .limit(limit)
+    .for('update', { skipLocked: true })
+  const claimed = await db
+    .update(emails)
+    .set({
+      status: 'SENDING',
+      attempts: sql`${emails.attempts} + 1`,
+      leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})`,
+    })
+    .where(inArray(emails.id, due))
+    .returning()
+  // RETURNING does not keep the subquery's order; send in priority order too.
+  return claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+}
+
+/**
+ * A worker that died mid-send leaves its emails SENDING; once the lease runs out they are queued again.
+ * This is a separate statement rather than an OR in the claim so each one walks its own partial index.
+ */
+export async function requeueExpiredLeases(db: Executor): Promise<number> {
+  const expired = db
+    .select({ id: emails.id })
+    .from(emails)
+    .where(and(eq(emails.status, 'SENDING'), lte(emails.leaseExpiresAt, sql`now()`)))
+    .limit(1000)
+    .for('update', { skipLocked: true })
+  const rows = await db
+    .update(emails)
+    .set({ status: 'QUEUED', nextAttemptAt: sql`now()`, leaseExpiresAt: null })
+    .where(inArray(emails.id, expired))
+    .returning({ id: emails.id })
+  return rows.length
+}
+
+/** Keeps the leases of emails this worker is still sending, so only a dead worker's leases run out. */
+export async function renewLeases(db: Executor, ids: string[], leaseSeconds: number): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .update(emails)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where(and(inArray(emails.id, ids), eq(emails.status, 'SENDING')))
+}
+
+export async function findAttachments(db: Executor, emailIds: string[]): Promise<EmailAttachmentRow[]> {
+  if (emailIds.length === 0) return []
+  return db
+    .select()
+    .from(emailAttachments)
+    .where(inArray(emailAttachments.emailId, emailIds))
+    .orderBy(emailAttachments.emailId, emailAttachments.position)
+}
+
+export type SentUpdate = { id: string; providerMessageId: string; sentAt: string }
+export type SentRow = Pick<
+  ClaimedEmail,
+  | 'id'
+  | 'projectId'
+  | 'subject'
+  | 'fromEmail'
+  | 'fromName'
+  | 'messageId'
+  | 'providerMessageId'
+  | 'templateId'
+  | 'campaignId'
+  | 'sourceType'
+> & { sentAt: Date }
+
+/** Only rows still leased are changed, so a late answer never overwrites what another worker decided. */
+export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {
+  if (updates.length === 0) return []
+  const result = await db.execute<Record<string, unknown>>(sql`
+    UPDATE emails AS e
+    SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
+        lease_expires_at = NULL, last_error = NULL, updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+      AS v(id uuid, "providerMessageId" text, "sentAt" timestamptz)
+    WHERE e.id = v.id AND e.status = 'SENDING'
+    RETURNING e.id, e.project_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
+      e.template_id, e.campaign_id, e.source_type, e.sent_at`)
+  return result.rows.map((row) => ({
+    id: row.id as string,
+    projectId: row.project_id as string,
+    subject: row.subject as string,
+    fromEmail: row.from_email as string,
+    fromName: row.from_name as string | null,
+    messageId: row.message_id as string,
+    providerMessageId: row.provider_message_id as string | null,
+    templateId: row.template_id as string | null,
+    campaignId: row.campaign_id as string | null,
+    sourceType: row.source_type as SentRow['sourceType'],
+    sentAt: new Date(row.sent_at as string),
+  }))
+}
+
+export type RetryUpdate = { id: string; error: string; delaySeconds: number }
+
+export async function markEmailsForRetry(db: Executor, updates: RetryUpdate[]): Promise<void> {
+  if (updates.length === 0) return
+  await db.execute(sql`
+    UPDATE emails AS e
+    SET status = 'QUEUED', next_attempt_at = now() + make_interval(secs => v."delaySeconds"),
+        lease_expires_at = NULL, last_error = v.error, updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, error text, "delaySeconds" float8)
+    WHERE e.id = v.id AND e.status = 'SENDING'`)
+}
+
+export type FailedUpdate = { id: string; error: string }
+
+export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): Promise<void> {
+  if (updates.length === 0) return
+  await db.execute(sql`
+    UPDATE emails AS e
+    SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = v.error, updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, error text)
+    WHERE e.id = v.id AND e.status = 'SENDING'`)
+}
