@@ -22,6 +22,7 @@ import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerSendRoutes } from './modules/send/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
@@ -85,6 +86,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerContactRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
+  registerSendRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)

@@ -30,6 +30,11 @@ const environmentSchema = z.object({
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   DISABLE_SIGNUPS: booleanFlag.default(false),
+  ATTACHMENTS_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   IDEMPOTENCY_TTL_HOURS: z.coerce
     .number()
     .positive()
@@ -57,6 +62,8 @@ export type Config = Readonly<{
   webhookAllowPrivate: boolean
   disableSignups: boolean
   idempotencyTtlHours: number
+  /** Total decoded size of one /v1/send request's attachments. */
+  attachmentsMaxBytes: number
   rateLimitPerMinute: number
   /** Login and signup attempts per client address, against password guessing. */
   authRateLimitPerMinute: number
@@ -95,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
     disableSignups: values.DISABLE_SIGNUPS,
     idempotencyTtlHours: values.IDEMPOTENCY_TTL_HOURS,
+    attachmentsMaxBytes: values.ATTACHMENTS_MAX_BYTES,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
     logLevel: values.LOG_LEVEL,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { emailEvents } from '../../src/db/schema/index.js'
+import { events as eventsTable } from '../../src/db/schema/index.js'
 import type { DkimKey } from '../../src/mail/compose.js'
 import { publishDkimKey, verifyDkim } from '../helpers/dkim.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
@@ -114,10 +114,13 @@ describe('delivery over SMTP', () => {
     const [row] = await findEmails(server, [id])
     expect(row?.attempts).toBe(1)
     expect(row?.sentAt).toBeInstanceOf(Date)
-    const events = await server.ctx.db.select().from(emailEvents).where(eq(emailEvents.emailId, id))
+    const events = await server.ctx.db
+      .select()
+      .from(eventsTable)
+      .where(and(eq(eventsTable.name, 'email.sent'), sql`${eventsTable.data}->>'emailId' = ${id}`))
     expect(events).toEqual([
       expect.objectContaining({
-        type: 'email.sent',
+        name: 'email.sent',
         projectId: account.project.id,
         data: {
           subject: 'Event me',

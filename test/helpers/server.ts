@@ -39,6 +39,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivate: true,
     disableSignups: false,
     idempotencyTtlHours: 24,
+    attachmentsMaxBytes: 10 * 1024 * 1024,
     rateLimitPerMinute: 100_000,
     authRateLimitPerMinute: 100_000,
     logLevel: 'silent',

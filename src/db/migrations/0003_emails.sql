@@ -22,15 +22,6 @@ CREATE TABLE "email_attachments" (
 	CONSTRAINT "email_attachments_email_id_position_pk" PRIMARY KEY("email_id","position")
 );
 --> statement-breakpoint
-CREATE TABLE "email_events" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"email_id" uuid NOT NULL,
-	"project_id" uuid NOT NULL,
-	"type" text NOT NULL,
-	"data" jsonb NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE "emails" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"project_id" uuid NOT NULL,
@@ -62,12 +53,9 @@ CREATE TABLE "emails" (
 --> statement-breakpoint
 ALTER TABLE "captured_messages" ADD CONSTRAINT "captured_messages_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "email_attachments" ADD CONSTRAINT "email_attachments_email_id_emails_id_fk" FOREIGN KEY ("email_id") REFERENCES "public"."emails"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "email_events" ADD CONSTRAINT "email_events_email_id_emails_id_fk" FOREIGN KEY ("email_id") REFERENCES "public"."emails"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "email_events" ADD CONSTRAINT "email_events_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "emails" ADD CONSTRAINT "emails_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "emails" ADD CONSTRAINT "emails_contact_id_contacts_id_fk" FOREIGN KEY ("contact_id") REFERENCES "public"."contacts"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "captured_messages_project_id_created_at_index" ON "captured_messages" USING btree ("project_id","created_at");--> statement-breakpoint
-CREATE INDEX "email_events_email_id_index" ON "email_events" USING btree ("email_id");--> statement-breakpoint
-CREATE INDEX "email_events_project_id_created_at_index" ON "email_events" USING btree ("project_id","created_at");--> statement-breakpoint
 CREATE INDEX "emails_claim_index" ON "emails" USING btree ("priority","next_attempt_at") WHERE "emails"."status" = 'QUEUED';--> statement-breakpoint
 CREATE INDEX "emails_lease_index" ON "emails" USING btree ("lease_expires_at") WHERE "emails"."status" = 'SENDING';--> statement-breakpoint
 CREATE INDEX "emails_project_id_created_at_index" ON "emails" USING btree ("project_id","created_at");

@@ -13,6 +13,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core'
 import { createdAt, updatedAt } from './columns.js'
+import { contacts } from './contacts.js'
 import { projects } from './foundation.js'
 
 const moment = () => timestamp({ withTimezone: true, mode: 'date' })
@@ -45,7 +46,7 @@ export const emails = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     projectId: projectReference(),
     // No foreign keys yet: contacts, templates and campaigns live on other branches; add them when merging.
-    contactId: uuid(),
+    contactId: uuid().references(() => contacts.id, { onDelete: 'set null' }),
     templateId: uuid(),
     campaignId: uuid(),
     sourceType: emailSourceType().notNull().default('TRANSACTIONAL'),
@@ -94,22 +95,6 @@ export const emailAttachments = pgTable(
     disposition: text().$type<'attachment' | 'inline'>().notNull().default('attachment'),
   },
   (table) => [primaryKey({ columns: [table.emailId, table.position] })],
-)
-
-/** Email events until the event log of the contacts branch takes over (see `emitEmailEvents`). */
-export const emailEvents = pgTable(
-  'email_events',
-  {
-    id: uuid().primaryKey().defaultRandom(),
-    emailId: uuid()
-      .notNull()
-      .references(() => emails.id, { onDelete: 'cascade' }),
-    projectId: projectReference(),
-    type: text().notNull(),
-    data: jsonb().$type<Record<string, unknown>>().notNull(),
-    createdAt: createdAt(),
-  },
-  (table) => [index().on(table.emailId), index().on(table.projectId, table.createdAt)],
 )
 
 /** The local mailbox of the `capture` transport. */

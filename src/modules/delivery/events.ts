@@ -1,29 +1,12 @@
-import type { Executor } from '../../db/client.js'
-import { emailEvents } from '../../db/schema/index.js'
+import type { EventInput } from '../events/bus.js'
 import type { SentRow } from './sql.js'
 
-export type EmailEvent = {
-  projectId: string
-  emailId: string
-  type: 'email.sent'
-  data: Record<string, unknown>
-}
-
-/**
- * The one way email events leave this module. Until the event log of the contacts branch is merged it
- * writes `email_events`; afterwards only this function changes (event bus, workflow triggers).
- */
-export async function emitEmailEvents(db: Executor, events: EmailEvent[]): Promise<void> {
-  if (events.length === 0) return
-  await db.insert(emailEvents).values(events)
-}
-
-/** The spec's `email.sent` payload: the base email fields plus `sentAt`. */
-export function emailSentEvent(email: SentRow): EmailEvent {
+/** The spec's `email.sent` event: the base email fields plus `sentAt`, on the recipient contact. */
+export function emailSentEvent(email: SentRow): EventInput {
   return {
     projectId: email.projectId,
-    emailId: email.id,
-    type: 'email.sent',
+    contactId: email.contactId,
+    name: 'email.sent',
     data: {
       subject: email.subject,
       from: email.fromEmail,

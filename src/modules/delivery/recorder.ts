@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
-import { emailSentEvent, emitEmailEvents } from './events.js'
+import { publishEvents } from '../events/bus.js'
+import { emailSentEvent } from './events.js'
 import {
   type FailedUpdate,
   markEmailsFailed,
@@ -41,7 +42,7 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
   const write = async (batch: Batch) => {
     await db.transaction(async (tx) => {
       const sent = await markEmailsSent(tx, batch.sent)
-      await emitEmailEvents(tx, sent.map(emailSentEvent))
+      await publishEvents(tx, sent.map(emailSentEvent))
       await markEmailsForRetry(tx, batch.retry)
       await markEmailsFailed(tx, batch.failed)
     })

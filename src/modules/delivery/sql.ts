@@ -108,6 +108,7 @@ export type SentRow = Pick<
   ClaimedEmail,
   | 'id'
   | 'projectId'
+  | 'contactId'
   | 'subject'
   | 'fromEmail'
   | 'fromName'
@@ -128,11 +129,12 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
     FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
       AS v(id uuid, "providerMessageId" text, "sentAt" timestamptz)
     WHERE e.id = v.id AND e.status = 'SENDING'
-    RETURNING e.id, e.project_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
+    RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
       e.template_id, e.campaign_id, e.source_type, e.sent_at`)
   return result.rows.map((row) => ({
     id: row.id as string,
     projectId: row.project_id as string,
+    contactId: row.contact_id as string | null,
     subject: row.subject as string,
     fromEmail: row.from_email as string,
     fromName: row.from_name as string | null,
