@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailEvents } from '../../db/schema/index.js'
 import type { SentRow } from './sql.js'
@@ -15,7 +16,11 @@ export type EmailEvent = {
  */
 export async function emitEmailEvents(db: Executor, events: EmailEvent[]): Promise<void> {
   if (events.length === 0) return
-  await db.insert(emailEvents).values(events)
+  // One JSON parameter: the outbox writes these in batches on its hot path.
+  await db.execute(sql`
+    INSERT INTO ${emailEvents} (email_id, project_id, type, data)
+    SELECT v."emailId", v."projectId", v.type, v.data
+    FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb) AS v("emailId" uuid, "projectId" uuid, type text, data jsonb)`)
 }
 
 /** The spec's `email.sent` payload: the base email fields plus `sentAt`. */
