@@ -6,12 +6,14 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { contactsImport } from './benchmarks/contacts-import.js'
+import { delivery } from './benchmarks/delivery.js'
 import { idleFootprint } from './benchmarks/idle-footprint.js'
+import { sendAccept, sendBatch } from './benchmarks/send.js'
 import { track } from './benchmarks/track.js'
 import { root } from './lib/server.js'
 import type { Benchmark, BenchOptions } from './lib/types.js'
 
-const benchmarks: Benchmark[] = [track, contactsImport, idleFootprint]
+const benchmarks: Benchmark[] = [sendAccept, sendBatch, track, delivery, contactsImport, idleFootprint]
 
 function machine() {
   return {
