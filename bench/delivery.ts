@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.js'
 import { createAppContext } from '../src/context.js'
 import { projects } from '../src/db/schema/index.js'
 import { createLogger } from '../src/logger.js'
-import { enqueueEmails, type NewEmail } from '../src/modules/delivery/service.js'
+import { enqueueEmails, type NewEmail, wakeOutbox } from '../src/modules/delivery/service.js'
 import { startDeliveryWorker } from '../src/modules/delivery/worker.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
 
@@ -169,6 +169,7 @@ async function main() {
         Array.from({ length: count }, (_, index) => benchEmail(offset + index)),
       ),
     )
+    wakeOutbox(ctx.pool)
     const enqueuedMs = performance.now() - started
     await sink.waitFor(target)
     return { enqueuedMs, totalMs: performance.now() - started }

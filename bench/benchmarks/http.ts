@@ -11,6 +11,8 @@ type HttpBenchmarkSpec = {
   body(account: BenchAccount): unknown
   key(account: BenchAccount): string
   env?: Record<string, string>
+  /** `api` measures acceptance alone, with no worker draining the outbox on the same cores. */
+  command?: 'start' | 'api'
   /** Prepares the project (e.g. a sender domain) before the load starts. */
   prepare?(base: string, account: BenchAccount): Promise<void>
 }
@@ -22,7 +24,10 @@ export function httpBenchmark(spec: HttpBenchmarkSpec): Benchmark {
     description: spec.description,
     async run({ quick, serverEnv }: BenchOptions) {
       // Benchmarks measure the server, not the per-project API budget.
-      const server = await startBenchServer({ RATE_LIMIT_PER_MINUTE: '100000000', ...spec.env, ...serverEnv })
+      const server = await startBenchServer(
+        { RATE_LIMIT_PER_MINUTE: '100000000', ...spec.env, ...serverEnv },
+        { command: spec.command },
+      )
       try {
         const account = await createBenchAccount(server.url)
         await spec.prepare?.(server.url, account)

@@ -23,7 +23,8 @@ const content = {
 export const sendAccept = httpBenchmark({
   name: 'send-accept',
   description:
-    'POST /v1/send to one new recipient: contact upsert, render and outbox insert; the worker in the same process delivers to the capture mailbox meanwhile',
+    'POST /v1/send to one new recipient on an API-only process: contact upsert, render and outbox insert (delivery is the delivery benchmark)',
+  command: 'api',
   path: '/v1/send',
   key: (account) => account.secretKey,
   prepare: addSenderDomain,
@@ -32,7 +33,9 @@ export const sendAccept = httpBenchmark({
 
 export const sendBatch = httpBenchmark({
   name: 'send-batch',
-  description: 'POST /v1/send to 50 new recipients per request (each its own contact and rendered email)',
+  description:
+    'POST /v1/send to 50 new recipients per request (each its own contact and rendered email), API-only process',
+  command: 'api',
   path: '/v1/send',
   key: (account) => account.secretKey,
   prepare: addSenderDomain,

@@ -29,17 +29,17 @@ function rssKb(pid: number): number {
 }
 
 /**
- * Starts the compiled server (`dist/cli.js start`) as a user would, on embedded PostgreSQL in a fresh data dir,
+ * Starts the compiled server (`dist/cli.js start`, or `api` alone) as a user would, on embedded PostgreSQL in a fresh data dir,
  * or on `DATABASE_URL` when the bench is given one.
  */
 export async function startBenchServer(
   env: Record<string, string> = {},
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; command?: 'start' | 'api' } = {},
 ): Promise<BenchServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const port = await findFreePort()
   const started = Date.now()
-  const child: ChildProcess = spawn(process.execPath, ['dist/cli.js', 'start'], {
+  const child: ChildProcess = spawn(process.execPath, ['dist/cli.js', options.command ?? 'start'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text'
 import { Liquid, LiquidError, type Template } from 'liquidjs'
 import { AppError } from '../errors.js'
 import { translateFallbacks } from './template-syntax.js'
@@ -16,7 +15,8 @@ export type RenderVariables = {
   manageUrl?: string
 }
 
-export type RenderedEmail = { subject: string; html: string; text: string }
+/** The plain-text alternative is derived from `html` when the message is composed (`mail/compose.ts`). */
+export type RenderedEmail = { subject: string; html: string }
 
 export type TemplateSyntaxError = { message: string; line: number; column: number }
 
@@ -155,11 +155,7 @@ export async function renderSubject(source: string, variables: RenderVariables):
   return (await renderText(source, variables)).replace(/[\r\n]+/g, ' ').trim()
 }
 
-export function htmlToPlainText(html: string): string {
-  return convert(html, { wordwrap: 100, selectors: [{ selector: 'img', format: 'skip' }] })
-}
-
-/** Subject, HTML and its plain-text alternative of one email. */
+/** Subject and HTML of one email. */
 export async function renderEmail(
   content: { subject: string; body: string },
   variables: RenderVariables,
@@ -168,5 +164,5 @@ export async function renderEmail(
     renderSubject(content.subject, variables),
     renderHtml(content.body, variables),
   ])
-  return { subject, html, text: htmlToPlainText(html) }
+  return { subject, html }
 }

@@ -144,7 +144,7 @@ describe('waking the outbox', () => {
 
   beforeAll(async () => {
     sink = await startSmtpSink()
-    // With a one-minute poll, only the NOTIFY sent on commit can explain a prompt delivery.
+    // With a one-minute poll, only the NOTIFY sent after the commit can explain a prompt delivery.
     server = await startTestServer({
       config: { mailTransport: 'smtp', smtpUrl: sink.url },
       delivery: { pollIntervalMs: 60_000 },

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { inArray } from 'drizzle-orm'
 import { emails } from '../../src/db/schema/index.js'
-import { enqueueEmails, type NewEmail } from '../../src/modules/delivery/service.js'
+import { enqueueEmails, type NewEmail, wakeOutbox } from '../../src/modules/delivery/service.js'
 import type { TestServer } from './server.js'
 
 export function testEmail(overrides: Partial<NewEmail> = {}): NewEmail {
@@ -15,8 +15,10 @@ export function testEmail(overrides: Partial<NewEmail> = {}): NewEmail {
 }
 
 /** Enqueues as the send route will: inside a transaction of the caller. */
-export function enqueue(server: TestServer, projectId: string, input: NewEmail[]): Promise<string[]> {
-  return server.ctx.db.transaction((tx) => enqueueEmails(tx, projectId, input))
+export async function enqueue(server: TestServer, projectId: string, input: NewEmail[]): Promise<string[]> {
+  const ids = await server.ctx.db.transaction((tx) => enqueueEmails(tx, projectId, input))
+  wakeOutbox(server.ctx.pool)
+  return ids
 }
 
 export function findEmails(server: TestServer, ids: string[]) {

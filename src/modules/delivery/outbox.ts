@@ -116,7 +116,7 @@ function toComposeJob(
 
 /**
  * The delivery loop: claim due emails in batches, compose and sign them on worker threads, hand them to
- * the transport, and record each outcome. Woken by NOTIFY from `enqueueEmails`, and polls as a fallback.
+ * the transport, and record each outcome. Woken by NOTIFY from `wakeOutbox`, and polls as a fallback.
  */
 export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox {
   const batchSize = options.batchSize ?? 100

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { sql } from 'drizzle-orm'
+import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { senderDomain } from '../../mail/compose.js'
@@ -85,6 +85,23 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
   for (let start = 0; start < attachments.length; start += rowsPerInsert) {
     await tx.insert(emailAttachments).values(attachments.slice(start, start + rowsPerInsert))
   }
-  await tx.execute(sql`SELECT pg_notify(${outboxChannel}, '')`)
   return rows.map((row) => row.id)
+}
+
+const wakeDelayMs = 5
+const pendingWakes = new WeakSet<pg.Pool>()
+
+/**
+ * Wakes idle outbox workers after the transaction that enqueued emails has committed. Not a NOTIFY inside that
+ * transaction: PostgreSQL serialises the commits of every transaction that notifies, which caps /v1/send at a
+ * few hundred requests per second. Wakes within a few milliseconds are coalesced into one NOTIFY; workers also
+ * poll, so a lost wake only delays delivery.
+ */
+export function wakeOutbox(pool: pg.Pool): void {
+  if (pendingWakes.has(pool)) return
+  pendingWakes.add(pool)
+  setTimeout(() => {
+    pendingWakes.delete(pool)
+    pool.query('SELECT pg_notify($1, $2)', [outboxChannel, '']).catch(() => {})
+  }, wakeDelayMs)
 }

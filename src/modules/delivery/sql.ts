@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails } from '../../db/schema/index.js'
 
-/** `enqueueEmails` notifies this channel on commit so idle outbox workers wake at once. */
+/** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'
 
 export type ClaimedEmail = typeof emails.$inferSelect

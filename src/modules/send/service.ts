@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js'
 import { renderEmail } from '../../mail/render.js'
 import { subscriptionUrls } from '../../mail/subscription-links.js'
 import { upsertContact } from '../contacts/service.js'
-import { enqueueEmails, type NewEmail } from '../delivery/service.js'
+import { enqueueEmails, type NewEmail, wakeOutbox } from '../delivery/service.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import type { IdempotencyClaim } from '../idempotency/service.js'
 import { claimIdempotencyKey } from '../idempotency/service.js'
@@ -37,7 +37,7 @@ export async function sendTransactional(
   )
   const recipients = recipientsOf(body.to)
 
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     if (claim) await claimIdempotencyKey(tx, projectId, claim)
     const contacts: { id: string; email: string }[] = []
     const emails: NewEmail[] = []
@@ -74,4 +74,6 @@ export async function sendTransactional(
       timestamp: new Date().toISOString(),
     }
   })
+  wakeOutbox(ctx.pool)
+  return result
 }
