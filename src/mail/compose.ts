@@ -53,7 +53,7 @@ const signedHeaderNames: readonly string[] = [
 ]
 
 // Custom headers may not replace what the message structure or its identity depends on.
-const reservedHeaders = new Set([
+export const reservedHeaders: ReadonlySet<string> = new Set([
   'from',
   'to',
   'cc',

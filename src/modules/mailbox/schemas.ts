@@ -1,16 +1,9 @@
 import { z } from 'zod'
+import { cursorPageQuery } from '../../http/pagination.js'
 
 export const capturedMessageParams = z.object({ id: z.uuid() })
 
-export const mailboxQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((limit) => Math.min(limit, 100)),
-  cursor: z.string().max(200).optional(),
-})
+export const mailboxQuery = cursorPageQuery
 export type MailboxQuery = z.infer<typeof mailboxQuery>
 
 export const capturedMessageView = z.object({

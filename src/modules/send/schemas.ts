@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { reservedHeaders } from '../../mail/compose.js'
 
 const noLineBreaks = (value: string) => !/[\r\n]/.test(value)
 
@@ -36,29 +37,13 @@ export const attachment = z
     path: ['contentId'],
   })
 
-// Headers that decide who receives the message, how it is parsed or who signed it are Mailroom's to set.
-const reservedHeaders = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'sender',
-  'reply-to',
-  'return-path',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'dkim-signature',
-  'list-unsubscribe',
-  'list-unsubscribe-post',
-])
+// On top of what compose never lets a custom header replace, Mailroom owns the reply path and the
+// one-click unsubscribe headers, so a request that tries to set them is told so instead of being ignored.
+const refusedHeaders = new Set([...reservedHeaders, 'reply-to', 'list-unsubscribe', 'list-unsubscribe-post'])
 const headerName = z
   .string()
   .regex(/^[!-9;-~]+$/, 'must be printable ASCII without spaces, colons or line breaks')
-  .refine((name) => !reservedHeaders.has(name.toLowerCase()), 'is set by Mailroom and cannot be overridden')
+  .refine((name) => !refusedHeaders.has(name.toLowerCase()), 'is set by Mailroom and cannot be overridden')
 const headerValue = z.string().max(998).refine(noLineBreaks, 'must not contain CR or LF')
 
 /** `POST /v1/send`. Unknown fields sent by existing clients (such as `type`) are ignored, not rejected. */
