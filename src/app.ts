@@ -23,6 +23,7 @@ import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
 import { registerSendRoutes } from './modules/send/routes.js'
+import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
@@ -38,6 +39,8 @@ export async function buildServer(ctx: AppContext): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: defaultBodyLimitBytes,
+    // Signed link tokens in paths are longer than fastify's default limit of 100 characters.
+    routerOptions: { maxParamLength: 512 },
     trustProxy: false,
   }).withTypeProvider<ZodTypeProvider>()
 
@@ -87,6 +90,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
   registerSendRoutes(app, ctx)
+  await registerSubscriptionRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)

@@ -1,0 +1,85 @@
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+import { type SubscriptionPurpose, subscriptionUrl } from '../../mail/subscription-links.js'
+import {
+  invalidLinkPage,
+  managePage,
+  resubscribedPage,
+  subscribePage,
+  unsubscribedPage,
+  unsubscribePage,
+} from './pages.js'
+import { findLinkedContact, type LinkedContact, setSubscriptionFromLink } from './service.js'
+
+const tokenParams = z.object({ token: z.string().min(1).max(512) })
+const form = z.object({ subscribed: z.enum(['true', 'false']).optional() }).nullish()
+type Form = z.infer<typeof form>
+
+/**
+ * The pages behind `unsubscribeUrl`, `subscribeUrl` and `manageUrl`. A GET only shows a page (mail scanners
+ * follow links); a POST acts. A POST to the unsubscribe URL is also RFC 8058's one-click unsubscribe, so it
+ * acts at once whatever its body.
+ */
+export async function registerSubscriptionRoutes(app: App, ctx: AppContext): Promise<void> {
+  const link = (purpose: SubscriptionPurpose, contact: LinkedContact) =>
+    subscriptionUrl(ctx.config.publicUrl, ctx.config.secret, purpose, contact)
+
+  const pages: Record<SubscriptionPurpose, (contact: LinkedContact, post: Form | null) => Promise<string>> = {
+    async unsubscribe(contact, post) {
+      const view = { projectName: contact.projectName, email: contact.email }
+      if (!post) return unsubscribePage({ ...view, actionUrl: link('unsubscribe', contact) })
+      await setSubscriptionFromLink(ctx.db, contact, false)
+      return unsubscribedPage({ ...view, resubscribeUrl: link('subscribe', contact) })
+    },
+    async subscribe(contact, post) {
+      const view = { projectName: contact.projectName, email: contact.email }
+      if (!post) return subscribePage({ ...view, actionUrl: link('subscribe', contact) })
+      await setSubscriptionFromLink(ctx.db, contact, true)
+      return resubscribedPage(view)
+    },
+    async manage(contact, post) {
+      let subscribed = contact.subscribed
+      if (post?.subscribed) {
+        subscribed = post.subscribed === 'true'
+        await setSubscriptionFromLink(ctx.db, contact, subscribed)
+      }
+      const view = { projectName: contact.projectName, email: contact.email }
+      return managePage({ ...view, subscribed, actionUrl: link('manage', contact) })
+    },
+  }
+
+  await app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<ZodTypeProvider>()
+    // Browsers and one-click unsubscribe post forms; parsed only on these routes.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    )
+    const config = { auth: 'none' as const }
+    for (const purpose of ['unsubscribe', 'subscribe', 'manage'] as const) {
+      const respond = async (token: string, post: Form | null) => {
+        const contact = await findLinkedContact(ctx.db, ctx.config.secret, purpose, token)
+        return contact
+          ? { status: 200, body: await pages[purpose](contact, post) }
+          : { status: 404, body: invalidLinkPage() }
+      }
+      scope.get(
+        `/${purpose}/:token`,
+        { config, schema: { hide: true, params: tokenParams } },
+        async (request, reply) => {
+          const page = await respond(request.params.token, null)
+          return reply.code(page.status).type('text/html; charset=utf-8').send(page.body)
+        },
+      )
+      scope.post(
+        `/${purpose}/:token`,
+        { config, schema: { hide: true, params: tokenParams, body: form } },
+        async (request, reply) => {
+          const page = await respond(request.params.token, request.body ?? {})
+          return reply.code(page.status).type('text/html; charset=utf-8').send(page.body)
+        },
+      )
+    }
+  })
+}
