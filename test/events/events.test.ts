@@ -55,8 +55,11 @@ describe('event bus', () => {
         data: { n: 1 },
         createdAt: new Date(tracked.timestamp),
       })
-      const marked = await server.ctx.db.execute(sql`SELECT dispatched_at FROM events WHERE id = ${tracked.event}`)
-      expect(marked.rows[0]).toEqual({ dispatched_at: expect.anything() })
+      // Subscribers run inside the dispatch transaction; the mark commits just after they return.
+      await vi.waitFor(async () => {
+        const marked = await server.ctx.db.execute(sql`SELECT dispatched_at FROM events WHERE id = ${tracked.event}`)
+        expect(marked.rows[0]).toEqual({ dispatched_at: expect.anything() })
+      })
     } finally {
       unsubscribe()
     }
