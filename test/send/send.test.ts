@@ -172,6 +172,36 @@ describe('POST /v1/send accepts', () => {
     expect(second?.parsed.subject).toBe('Override')
   })
 
+  it('marketing mail carries one-click List-Unsubscribe headers covered by DKIM; transactional mail does not', async () => {
+    const create = (type: string) =>
+      env.server.app.inject({
+        method: 'POST',
+        url: '/templates',
+        headers: bearer(account.secretKey),
+        payload: { name: type, subject: `${type} news`, body: '<p>news</p>', from, type },
+      })
+    const marketing = (await create('MARKETING')).json().id
+    const transactional = (await create('TRANSACTIONAL')).json().id
+    expect((await send({ to: 'list@example.net', template: marketing })).statusCode).toBe(200)
+    expect((await send({ to: 'list@example.net', template: transactional })).statusCode).toBe(200)
+    const messages = await sink.waitForMessages(2)
+    const bySubject = new Map(messages.map((message) => [message.parsed.subject, message]))
+    const news = bySubject.get('MARKETING news')
+    // Header lines unfolded, as a receiver reads them.
+    const head = (news?.raw.toString() ?? '').split('\r\n\r\n')[0]?.replace(/\r\n[ \t]+/g, ' ') ?? ''
+    expect(head).toMatch(/^List-Unsubscribe: <http:\/\/localhost:3000\/unsubscribe\/[\w-]+\.[\w-]+>$/m)
+    expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m)
+    const signature = /^DKIM-Signature:[\s\S]*?\bh=([^;]+);/m
+      .exec(news?.raw.toString() ?? '')?.[1]
+      ?.replace(/\s/g, '')
+      .toLowerCase()
+    expect(signature?.split(':')).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post']))
+    expect(await verifyDkim(news?.raw ?? Buffer.alloc(0), env.dns)).toEqual([
+      expect.objectContaining({ status: expect.objectContaining({ result: 'pass' }) }),
+    ])
+    expect(bySubject.get('TRANSACTIONAL news')?.raw.toString()).not.toMatch(/^List-Unsubscribe/im)
+  })
+
   it('a new contact is unsubscribed unless told; an existing one keeps its status; unknown fields are ignored', async () => {
     expect((await send({ to: 'fresh@example.net', subject: 's', body: 'b', from, type: 'html' })).statusCode).toBe(200)
     expect((await contactByEmail('fresh@example.net'))?.subscribed).toBe(false)

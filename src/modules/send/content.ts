@@ -9,6 +9,8 @@ export type SendContent = {
   from: { email: string; name: string | null }
   replyTo: string | null
   templateId: string | null
+  /** Marketing mail carries the one-click unsubscribe headers (RFC 8058). */
+  marketing: boolean
 }
 
 function senderOf(body: SendBody, template?: { from: string; fromName?: string | null }) {
@@ -44,5 +46,6 @@ export async function resolveSendContent(db: Executor, projectId: string, body: 
     from: senderOf(body, template),
     replyTo: body.reply ?? template?.replyTo ?? null,
     templateId: template?.id ?? null,
+    marketing: template?.type === 'MARKETING',
   }
 }

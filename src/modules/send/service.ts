@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js'
+import { listUnsubscribeHeaders } from '../../mail/list-unsubscribe.js'
 import { renderEmail } from '../../mail/render.js'
 import { subscriptionUrls } from '../../mail/subscription-links.js'
 import { upsertContact } from '../contacts/service.js'
@@ -48,11 +49,12 @@ export async function sendTransactional(
         { email: recipient.email, subscribed: body.subscribed, data: body.data },
         { subscribedIfNew: false },
       )
+      const subject = { projectId, contactId: contact.id }
       const rendered = await renderEmail(content, {
         id: contact.id,
         email: contact.email,
         data: requestData,
-        ...subscriptionUrls(ctx.config.publicUrl, ctx.config.secret, { projectId, contactId: contact.id }),
+        ...subscriptionUrls(ctx.config.publicUrl, ctx.config.secret, subject),
       })
       contacts.push({ id: contact.id, email: contact.email })
       emails.push({
@@ -61,7 +63,12 @@ export async function sendTransactional(
         replyTo: content.replyTo,
         subject: rendered.subject,
         html: rendered.html,
-        headers: body.headers,
+        headers: content.marketing
+          ? {
+              ...body.headers,
+              ...listUnsubscribeHeaders({ publicUrl: ctx.config.publicUrl, secret: ctx.config.secret, subject }),
+            }
+          : body.headers,
         attachments,
         contactId: contact.id,
         templateId: content.templateId,
