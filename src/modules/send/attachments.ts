@@ -27,7 +27,7 @@ export function decodeAttachments(
   if (attachmentBytes > maxAttachmentBytes) {
     throw tooBig('attachments', `Attachments add up to ${attachmentBytes} bytes; the limit is ${maxAttachmentBytes}`)
   }
-  // Base64 in the MIME message grows each attachment by a third.
+  // The body goes out twice (HTML and its plain-text alternative); base64 grows each attachment by a third.
   if (htmlBytes * 2 + Math.ceil(attachmentBytes / 3) * 4 > maxMessageBytes) {
     throw tooBig('body', `The message would exceed ${maxMessageBytes} bytes`)
   }
