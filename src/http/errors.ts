@@ -93,8 +93,8 @@ export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof RequestValidationError) return fromValidationError(error)
   if (error instanceof ZodError)
     return new AppError('VALIDATION_ERROR', 'Validation failed', { errors: toFieldErrors(error.issues) })
-  if (error instanceof Error && 'code' in error) return fromFrameworkError(error as FastifyError)
-  if (error instanceof Error && 'statusCode' in error) return fromFrameworkError(error as FastifyError)
+  if (error instanceof Error && ('code' in error || 'statusCode' in error))
+    return fromFrameworkError(error as FastifyError)
   return undefined
 }
 

@@ -1,9 +1,6 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
-import { idempotencyClaim } from '../idempotency/header.js'
-import { trackBody, trackResult } from '../track/schemas.js'
-import { trackEvent } from '../track/service.js'
 import {
   contactEventsParams,
   eventListQuery,
@@ -18,15 +15,6 @@ import { deleteEventsByName, findEventUsage, getEventStats, listEventNames, list
 export function registerEventRoutes(app: App, ctx: AppContext): void {
   const config = { auth: 'project' as const }
   const tags = ['events']
-
-  app.post(
-    '/events/track',
-    { config, schema: { tags, body: trackBody, response: { 200: trackResult } } },
-    async (request) => {
-      const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
-    },
-  )
 
   app.get(
     '/events',

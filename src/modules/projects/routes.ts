@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { sessionUser } from '../users/routes.js'
+import { userOf } from '../../http/project.js'
 import { projectCreate, projectIdParams, projectUpdate, projectView } from './schemas.js'
 import { createProject, deleteProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
 
@@ -12,33 +12,32 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/users/@me/projects',
     { ...route, schema: { tags, response: { 200: z.array(projectView) } } },
-    async (request) => listUserProjects(ctx.db, sessionUser(request.userId)),
+    async (request) => listUserProjects(ctx.db, userOf(request)),
   )
 
   app.post(
     '/users/@me/projects',
     { ...route, schema: { tags, body: projectCreate, response: { 201: projectView } } },
-    async (request, reply) =>
-      reply.code(201).send(await createProject(ctx.db, sessionUser(request.userId), request.body)),
+    async (request, reply) => reply.code(201).send(await createProject(ctx.db, userOf(request), request.body)),
   )
 
   app.patch(
     '/users/@me/projects/:id',
     { ...route, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
-    async (request) => updateProject(ctx.db, sessionUser(request.userId), request.params.id, request.body),
+    async (request) => updateProject(ctx.db, userOf(request), request.params.id, request.body),
   )
 
   app.post(
     '/users/@me/projects/:id/regenerate-keys',
     { ...route, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
-    async (request) => regenerateProjectKeys(ctx.db, sessionUser(request.userId), request.params.id),
+    async (request) => regenerateProjectKeys(ctx.db, userOf(request), request.params.id),
   )
 
   app.delete(
     '/users/@me/projects/:id',
     { ...route, schema: { tags, params: projectIdParams } },
     async (request, reply) => {
-      await deleteProject(ctx.db, sessionUser(request.userId), request.params.id)
+      await deleteProject(ctx.db, userOf(request), request.params.id)
       return reply.code(204).send()
     },
   )

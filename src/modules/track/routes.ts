@@ -1,17 +1,25 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
+import type { AuthScope } from '../../http/auth.js'
 import { projectOf } from '../../http/project.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { trackBody, trackResult } from './schemas.js'
 import { trackEvent } from './service.js'
 
+/** `/v1/track` for apps (public or secret key) and `/events/track`, its alias for the dashboard. */
 export function registerTrackRoutes(app: App, ctx: AppContext): void {
-  app.post(
-    '/v1/track',
-    { config: { auth: 'track' }, schema: { tags: ['public API'], body: trackBody, response: { 200: trackResult } } },
-    async (request) => {
-      const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
-    },
-  )
+  const routes: { url: string; auth: AuthScope; tags: string[] }[] = [
+    { url: '/v1/track', auth: 'track', tags: ['public API'] },
+    { url: '/events/track', auth: 'project', tags: ['events'] },
+  ]
+  for (const { url, auth, tags } of routes) {
+    app.post(
+      url,
+      { config: { auth }, schema: { tags, body: trackBody, response: { 200: trackResult } } },
+      async (request) => {
+        const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
+        return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
+      },
+    )
+  }
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
+import { userOf } from '../../http/project.js'
 import { userView } from './schemas.js'
 import { getUser } from './service.js'
 
@@ -7,12 +8,6 @@ export function registerUserRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/users/@me',
     { config: { auth: 'user' }, schema: { tags: ['users'], response: { 200: userView } } },
-    async (request) => getUser(ctx.db, sessionUser(request.userId)),
+    async (request) => getUser(ctx.db, userOf(request)),
   )
-}
-
-/** Routes with `auth: 'user'` only run with a session, so a missing id is a wiring bug, not a client error. */
-export function sessionUser(userId: string | null): string {
-  if (!userId) throw new Error('route declared auth "user" but ran without a session')
-  return userId
 }
