@@ -11,7 +11,7 @@ import { idleFootprint } from './benchmarks/idle-footprint.js'
 import { sendAccept, sendBatch } from './benchmarks/send.js'
 import { track } from './benchmarks/track.js'
 import { root } from './lib/server.js'
-import type { Benchmark, BenchOptions } from './lib/types.js'
+import type { Benchmark } from './lib/types.js'
 
 const benchmarks: Benchmark[] = [sendAccept, sendBatch, track, delivery, contactsImport, idleFootprint]
 
@@ -25,18 +25,32 @@ function machine() {
   }
 }
 
-/** A fresh database per benchmark on the given server, so runs never see each other's rows. */
-async function serverEnvFor(name: string): Promise<Record<string, string>> {
-  const adminUrl = process.env.DATABASE_URL
-  if (!adminUrl) return {}
-  const database = `mailroom_bench_${name.replaceAll('-', '_')}_${randomBytes(3).toString('hex')}`
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl })
   await client.connect()
-  await client.query(`CREATE DATABASE ${database}`)
-  await client.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return { DATABASE_URL: url.toString() }
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * A fresh database per benchmark on the given server, so runs never see each other's rows; dropped afterwards
+ * so benchmarking never leaves anything behind on a shared server.
+ */
+async function withBenchDatabase<T>(name: string, run: (serverEnv: Record<string, string>) => Promise<T>): Promise<T> {
+  const adminUrl = process.env.DATABASE_URL
+  if (!adminUrl) return run({})
+  const database = `mailroom_bench_${name.replaceAll('-', '_')}_${randomBytes(3).toString('hex')}`
+  await adminQuery(adminUrl, `CREATE DATABASE ${database}`)
+  try {
+    const url = new URL(adminUrl)
+    url.pathname = `/${database}`
+    return await run({ DATABASE_URL: url.toString() })
+  } finally {
+    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  }
 }
 
 async function main(): Promise<void> {
@@ -53,14 +67,14 @@ async function main(): Promise<void> {
   const resultsDir = path.join(root, 'bench', 'results')
   mkdirSync(resultsDir, { recursive: true })
   for (const bench of selected) {
-    const options: BenchOptions = { quick, serverEnv: await serverEnvFor(bench.name) }
+    const measured = await withBenchDatabase(bench.name, (serverEnv) => bench.run({ quick, serverEnv }))
     const result = {
       benchmark: bench.name,
       description: bench.description,
       date: new Date().toISOString(),
       quick,
       machine: machine(),
-      ...(await bench.run(options)),
+      ...measured,
     }
     const json = JSON.stringify(result, null, 2)
     process.stdout.write(`${json}\n`)
