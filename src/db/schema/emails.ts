@@ -70,6 +70,14 @@ export const emails = pgTable(
     providerMessageId: text(),
     sentAt: moment(),
     failedAt: moment(),
+    // Delivery feedback: first-seen moments and engagement counters (opens and clicks keep counting).
+    deliveredAt: moment(),
+    openedAt: moment(),
+    clickedAt: moment(),
+    bouncedAt: moment(),
+    complainedAt: moment(),
+    opens: integer().notNull().default(0),
+    clicks: integer().notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -77,6 +85,8 @@ export const emails = pgTable(
     index('emails_claim_index').on(table.priority, table.nextAttemptAt).where(sql`${table.status} = 'QUEUED'`),
     index('emails_lease_index').on(table.leaseExpiresAt).where(sql`${table.status} = 'SENDING'`),
     index().on(table.projectId, table.createdAt),
+    // Provider feedback (SES through SNS) names the email by the id the provider returned at send.
+    index().on(table.providerMessageId),
   ],
 )
 

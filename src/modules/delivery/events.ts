@@ -1,12 +1,28 @@
 import type { EventInput } from '../events/bus.js'
-import type { SentRow } from './sql.js'
+import type { ClaimedEmail, SentRow } from './sql.js'
 
-/** The spec's `email.sent` event: the base email fields plus `sentAt`, on the recipient contact. */
-export function emailSentEvent(email: SentRow): EventInput {
+/** The email fields every `email.*` event carries (spec: "Base fields on every email event"). */
+export type EmailEventSource = Pick<
+  ClaimedEmail,
+  | 'id'
+  | 'projectId'
+  | 'contactId'
+  | 'subject'
+  | 'fromEmail'
+  | 'fromName'
+  | 'messageId'
+  | 'providerMessageId'
+  | 'templateId'
+  | 'campaignId'
+  | 'sourceType'
+>
+
+/** An `email.*` event on the recipient contact: the base fields plus what this kind of event adds. */
+export function emailEvent(email: EmailEventSource, name: string, extra: Record<string, unknown>): EventInput {
   return {
     projectId: email.projectId,
     contactId: email.contactId,
-    name: 'email.sent',
+    name,
     data: {
       subject: email.subject,
       from: email.fromEmail,
@@ -16,7 +32,11 @@ export function emailSentEvent(email: SentRow): EventInput {
       templateId: email.templateId,
       campaignId: email.campaignId,
       sourceType: email.sourceType,
-      sentAt: email.sentAt.toISOString(),
+      ...extra,
     },
   }
+}
+
+export function emailSentEvent(email: SentRow): EventInput {
+  return emailEvent(email, 'email.sent', { sentAt: email.sentAt.toISOString() })
 }

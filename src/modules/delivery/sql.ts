@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails } from '../../db/schema/index.js'
+import type { EmailEventSource } from './events.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'
@@ -104,20 +105,7 @@ export async function findAttachments(db: Executor, emailIds: string[]): Promise
 }
 
 export type SentUpdate = { id: string; providerMessageId: string; sentAt: string }
-export type SentRow = Pick<
-  ClaimedEmail,
-  | 'id'
-  | 'projectId'
-  | 'contactId'
-  | 'subject'
-  | 'fromEmail'
-  | 'fromName'
-  | 'messageId'
-  | 'providerMessageId'
-  | 'templateId'
-  | 'campaignId'
-  | 'sourceType'
-> & { sentAt: Date }
+export type SentRow = EmailEventSource & { sentAt: Date }
 
 /** Only rows still leased are changed, so a late answer never overwrites what another worker decided. */
 export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {

@@ -1,0 +1,144 @@
+import { eq } from 'drizzle-orm'
+import type { Transaction } from '../../db/client.js'
+import { emails } from '../../db/schema/index.js'
+import { type EmailStatus, nextEmailStatus } from '../../mail/email-status.js'
+import { setContactSubscription } from '../contacts/service.js'
+import { emailEvent } from '../delivery/events.js'
+import { publishEvents } from '../events/bus.js'
+import { suppressAddress } from './suppressions.js'
+
+/** What a provider report, a tracking hit or our own transport learned about one sent email. */
+export type EmailFeedback =
+  | { kind: 'delivery'; at: Date }
+  | { kind: 'open'; at: Date }
+  | { kind: 'click'; at: Date; link: string }
+  | { kind: 'bounce'; at: Date; bounceType: 'Permanent' | 'Transient' }
+  | { kind: 'complaint'; at: Date }
+
+/** Our own email id (tracking links, the SMTP transport) or the id the provider returned at send (SES). */
+export type FeedbackTarget = { emailId: string } | { providerMessageId: string }
+
+type FeedbackEmail = typeof emails.$inferSelect
+type EmailChanges = Partial<
+  Pick<
+    FeedbackEmail,
+    'status' | 'deliveredAt' | 'openedAt' | 'clickedAt' | 'bouncedAt' | 'complainedAt' | 'opens' | 'clicks'
+  >
+>
+type Outcome = { changes: EmailChanges; event?: { name: string; extra: Record<string, unknown> } }
+
+function statusOf(feedback: EmailFeedback): EmailStatus | undefined {
+  switch (feedback.kind) {
+    case 'delivery':
+      return 'DELIVERED'
+    case 'open':
+      return 'OPENED'
+    case 'click':
+      return 'CLICKED'
+    case 'bounce':
+      return feedback.bounceType === 'Permanent' ? 'BOUNCED' : undefined
+    case 'complaint':
+      return 'COMPLAINED'
+  }
+}
+
+/**
+ * The counters and first-seen moments a report changes, and the `email.*` event it emits. Opens and clicks
+ * emit on every hit with running totals (as Plunk does); delivery, permanent bounce and complaint emit once
+ * per email, so a second report of the same fact neither double-counts the bounce rate nor re-triggers
+ * workflows.
+ */
+function outcomeOf(email: FeedbackEmail, feedback: EmailFeedback): Outcome {
+  const at = feedback.at
+  switch (feedback.kind) {
+    case 'delivery':
+      if (email.deliveredAt) return { changes: {} }
+      return {
+        changes: { deliveredAt: at },
+        event: { name: 'email.delivery', extra: { deliveredAt: at.toISOString() } },
+      }
+    case 'open': {
+      const openedAt = email.openedAt ?? at
+      const opens = email.opens + 1
+      return {
+        changes: { openedAt, opens },
+        event: {
+          name: 'email.open',
+          extra: { openedAt: openedAt.toISOString(), opens, isFirstOpen: !email.openedAt },
+        },
+      }
+    }
+    case 'click': {
+      const clickedAt = email.clickedAt ?? at
+      const clicks = email.clicks + 1
+      return {
+        changes: { clickedAt, clicks },
+        event: {
+          name: 'email.click',
+          extra: { link: feedback.link, clickedAt: clickedAt.toISOString(), clicks, isFirstClick: !email.clickedAt },
+        },
+      }
+    }
+    case 'bounce':
+      if (feedback.bounceType === 'Transient') {
+        return {
+          changes: {},
+          event: { name: 'email.bounce', extra: { bounceType: 'Transient', transientBounce: true } },
+        }
+      }
+      if (email.bouncedAt) return { changes: {} }
+      return {
+        changes: { bouncedAt: at },
+        event: { name: 'email.bounce', extra: { bounceType: 'Permanent', bouncedAt: at.toISOString() } },
+      }
+    case 'complaint':
+      if (email.complainedAt) return { changes: {} }
+      return {
+        changes: { complainedAt: at },
+        event: { name: 'email.complaint', extra: { complainedAt: at.toISOString() } },
+      }
+  }
+}
+
+export type AppliedFeedback = { emailId: string; projectId: string; status: EmailStatus; emitted: string | null }
+
+/**
+ * Applies one report to the email it names, inside the caller's transaction: the status only moves up the
+ * precedence (a late delivery never hides a complaint), counters and first-seen moments are updated, the
+ * `email.*` event is published, and a permanent bounce or a complaint unsubscribes the contact (with
+ * `event.reason`) and suppresses the address for the project. Undefined when no email matches. The row is
+ * locked first, so concurrent reports for one email (an open and a click) apply one after the other.
+ */
+export async function applyEmailFeedback(
+  tx: Transaction,
+  target: FeedbackTarget,
+  feedback: EmailFeedback,
+): Promise<AppliedFeedback | undefined> {
+  const condition =
+    'emailId' in target ? eq(emails.id, target.emailId) : eq(emails.providerMessageId, target.providerMessageId)
+  const [email] = await tx.select().from(emails).where(condition).limit(1).for('update')
+  if (!email) return undefined
+
+  const { changes, event } = outcomeOf(email, feedback)
+  const status = nextEmailStatus(email.status, statusOf(feedback))
+  if (status !== email.status) changes.status = status
+  if (Object.keys(changes).length > 0) {
+    await tx
+      .update(emails)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(emails.id, email.id))
+  }
+  if (event) await publishEvents(tx, [emailEvent(email, event.name, event.extra)])
+
+  const reason =
+    event?.name === 'email.complaint'
+      ? 'complaint'
+      : event?.name === 'email.bounce' && feedback.kind === 'bounce' && feedback.bounceType === 'Permanent'
+        ? 'bounce'
+        : undefined
+  if (reason) {
+    await suppressAddress(tx, email.projectId, email.toEmail, reason, email.id)
+    if (email.contactId) await setContactSubscription(tx, email.projectId, email.contactId, false, { reason })
+  }
+  return { emailId: email.id, projectId: email.projectId, status, emitted: event?.name ?? null }
+}
