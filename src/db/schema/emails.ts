@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import {
+  boolean,
   customType,
   index,
   integer,
@@ -60,6 +61,8 @@ export const emails = pgTable(
     subject: text().notNull(),
     html: text().notNull(),
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /** Whether the outbox adds the open pixel and click redirects; decided at enqueue from the project's mode. */
+    tracked: boolean().notNull().default(false),
     status: emailStatus().notNull().default('QUEUED'),
     attempts: integer().notNull().default(0),
     nextAttemptAt: moment().notNull().defaultNow(),

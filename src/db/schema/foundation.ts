@@ -10,6 +10,13 @@ export const users = pgTable('users', {
   updatedAt: updatedAt(),
 })
 
+/**
+ * Open and click tracking of a project's mail, as Plunk names it. `MARKETING_ONLY` (the default here; Plunk
+ * defaults to `ENABLED`) leaves transactional mail untouched: receipts and password resets are read, not
+ * measured, and rewritten links in them look less trustworthy.
+ */
+export const trackingMode = pgEnum('tracking_mode', ['ENABLED', 'DISABLED', 'MARKETING_ONLY'])
+
 export const projects = pgTable('projects', {
   id: uuid().primaryKey().defaultRandom(),
   name: text().notNull(),
@@ -17,6 +24,7 @@ export const projects = pgTable('projects', {
   secretKey: text().notNull().unique(),
   disabled: boolean().notNull().default(false),
   disabledReason: text(),
+  tracking: trackingMode().notNull().default('MARKETING_ONLY'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })

@@ -7,8 +7,12 @@ export const projectCreate = z.object({
 })
 export type ProjectCreate = z.infer<typeof projectCreate>
 
+/** Open and click tracking: all mail, none, or only marketing (campaigns, workflows, MARKETING templates). */
+export const trackingMode = z.enum(['ENABLED', 'DISABLED', 'MARKETING_ONLY'])
+
 export const projectUpdate = z.object({
   name: z.string().trim().min(1).max(100).optional(),
+  tracking: trackingMode.optional(),
 })
 export type ProjectUpdate = z.infer<typeof projectUpdate>
 
@@ -19,6 +23,7 @@ export const projectView = z.object({
   secret: z.string(),
   disabled: z.boolean(),
   disabledReason: z.string().nullable(),
+  tracking: trackingMode,
   role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
   createdAt: z.date(),
   updatedAt: z.date(),

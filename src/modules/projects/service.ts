@@ -19,6 +19,7 @@ const viewColumns = {
   ...authColumns,
   public: projects.publicKey,
   secret: projects.secretKey,
+  tracking: projects.tracking,
   role: memberships.role,
   createdAt: projects.createdAt,
   updatedAt: projects.updatedAt,
@@ -95,7 +96,10 @@ export async function updateProject(
 ): Promise<ProjectView> {
   return db.transaction(async (tx) => {
     await getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
-    if (input.name !== undefined) await tx.update(projects).set({ name: input.name }).where(eq(projects.id, projectId))
+    const changes = { name: input.name, tracking: input.tracking }
+    if (Object.values(changes).some((value) => value !== undefined)) {
+      await tx.update(projects).set(changes).where(eq(projects.id, projectId))
+    }
     return getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
   })
 }
