@@ -31,6 +31,11 @@ export type NewEmail = {
   templateId?: string | null
   campaignId?: string | null
   sourceType?: EmailSourceType
+  /**
+   * Marketing mail is tracked under the project's `MARKETING_ONLY` mode. Defaults to every source but
+   * transactional; the send route sets it for mail from a MARKETING template.
+   */
+  marketing?: boolean
   /** Lower goes first; defaults by source type so transactional mail overtakes a campaign backlog. */
   priority?: number
 }
@@ -57,6 +62,7 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
       campaignId: email.campaignId ?? null,
       sourceType,
       priority: email.priority ?? defaultPriority[sourceType],
+      marketing: email.marketing ?? sourceType !== 'TRANSACTIONAL',
       fromEmail: email.from.email,
       fromName: email.from.name ?? null,
       replyTo: email.replyTo ?? null,

@@ -22,23 +22,26 @@ export type EmailInsert = Pick<
   | 'subject'
   | 'html'
   | 'messageId'
-> & { id: string; sourceType: string; priority: number; headers: Record<string, string> }
+> & { id: string; sourceType: string; priority: number; headers: Record<string, string>; marketing: boolean }
 
 /**
  * Many rows in one statement with a single JSON parameter: a campaign enqueues thousands at once, and
- * binding ~20 parameters per row through the query builder costs more than the insert itself.
+ * binding ~20 parameters per row through the query builder costs more than the insert itself. Whether an
+ * email is tracked is fixed here, from its project's mode, so every retry is composed the same way.
  */
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
   await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
-      from_name, reply_to, to_email, to_name, subject, html, headers, message_id)
+      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
       v.priority, v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
-      v.headers, v."messageId"
+      v.headers, v."messageId",
+      coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false)
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
       "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
-      "messageId" text)`)
+      "messageId" text, marketing boolean)
+    LEFT JOIN projects AS p ON p.id = v."projectId"`)
 }
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 

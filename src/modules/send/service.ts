@@ -73,6 +73,7 @@ export async function sendTransactional(
         contactId: contact.id,
         templateId: content.templateId,
         sourceType: 'TRANSACTIONAL',
+        marketing: content.marketing,
       })
     }
     const emailIds = await enqueueEmails(tx, projectId, emails)
