@@ -2,6 +2,8 @@ import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { signDkim } from './dkim.js'
+import { applyTracking, type TrackingOptions } from './tracking-html.js'
+import { type EmailTracking, trackingOptions } from './tracking-links.js'
 
 export type MailAddress = { email: string; name?: string | null }
 
@@ -29,8 +31,11 @@ export type MessageSpec = {
 
 export type DkimKey = { domainName: string; selector: string; privateKeyPem: string }
 
-/** The job a compose worker runs: build the MIME message, then sign it when a key is given. */
-export type ComposeJob = { message: MessageSpec; dkim?: DkimKey }
+/**
+ * The job a compose worker runs: add open and click tracking when asked, build the MIME message, then sign it
+ * when a key is given. Tracking is applied here rather than at enqueue so the stored HTML stays the original.
+ */
+export type ComposeJob = { message: MessageSpec; dkim?: DkimKey; tracking?: EmailTracking }
 
 // The headers a receiver shows or acts on; a signature over them cannot be replayed with other content.
 const signedHeaderNames: readonly string[] = [
@@ -85,8 +90,12 @@ function customHeaders(headers: Record<string, string> | undefined): Record<stri
   return result
 }
 
-/** Builds the MIME message: multipart/alternative (text from the HTML, then HTML), inline parts, attachments. */
-export async function composeMessage(message: MessageSpec): Promise<Buffer> {
+/**
+ * Builds the MIME message: multipart/alternative (text from the HTML, then HTML), inline parts, attachments.
+ * With `tracking`, only the HTML part gets the pixel and redirects: the text alternative keeps the original
+ * links, readable as written (text-only readers cannot load a pixel anyway).
+ */
+export async function composeMessage(message: MessageSpec, tracking?: TrackingOptions): Promise<Buffer> {
   const composer = new MailComposer({
     from: { name: message.from.name ?? '', address: message.from.email },
     to: { name: message.to.name ?? '', address: message.to.email },
@@ -94,7 +103,7 @@ export async function composeMessage(message: MessageSpec): Promise<Buffer> {
     subject: message.subject,
     messageId: `<${message.messageId}>`,
     date: message.date ?? new Date(),
-    html: message.html,
+    html: tracking ? applyTracking(message.html, tracking) : message.html,
     text: htmlToText(message.html).replace(/\n/g, '\r\n'),
     headers: customHeaders(message.headers),
     attachments: (message.attachments ?? []).map((attachment) => ({
@@ -144,6 +153,6 @@ export function signMessage(raw: Buffer, key: DkimKey, keys = new PrivateKeyCach
 }
 
 export async function buildMessage(job: ComposeJob, keys?: PrivateKeyCache): Promise<Buffer> {
-  const raw = await composeMessage(job.message)
+  const raw = await composeMessage(job.message, job.tracking && trackingOptions(job.tracking))
   return job.dkim ? signMessage(raw, job.dkim, keys) : raw
 }

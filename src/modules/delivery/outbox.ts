@@ -44,7 +44,11 @@ export type OutboxOptions = {
    */
   leaseSeconds?: number
   retry?: Partial<RetryPolicy>
+  /** Where open and click tracking links point and the key that signs them; tracked emails go out untracked without it. */
+  tracking?: TrackingLinks
 }
+
+export type TrackingLinks = { publicUrl: string; secret: string }
 
 export type Outbox = {
   /** Stops claiming, lets every claimed email finish and be recorded, then closes the transport. */
@@ -91,6 +95,7 @@ function toComposeJob(
   email: ClaimedEmail,
   attachments: EmailAttachmentRow[],
   key: DkimSigningKey | undefined,
+  tracking: TrackingLinks | undefined,
 ): ComposeJob {
   const domain = senderDomain(email.fromEmail)
   return {
@@ -111,6 +116,9 @@ function toComposeJob(
       })),
     },
     ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
+    ...(tracking && email.tracked
+      ? { tracking: { ...tracking, emailId: email.id, projectId: email.projectId, contactId: email.contactId } }
+      : {}),
   }
 }
 
@@ -171,7 +179,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[]) => {
     try {
       const key = await signingKey(email.projectId, senderDomain(email.fromEmail))
-      const raw = await composePool.compose(toComposeJob(email, attachments, key))
+      const raw = await composePool.compose(toComposeJob(email, attachments, key, options.tracking))
       const { providerMessageId } = await options.transport.send({
         projectId: email.projectId,
         emailId: email.id,

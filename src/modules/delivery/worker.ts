@@ -5,9 +5,10 @@ import { type Outbox, type OutboxOptions, startOutbox } from './outbox.js'
 
 export type DeliveryWorkerOptions = Partial<OutboxOptions>
 
-/** The outbox as a worker-role process runs it: the configured transport and the project's DKIM keys. */
+/** The outbox as a worker-role process runs it: the configured transport, the project's DKIM keys and tracking links. */
 export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOptions = {}): Outbox {
   return startOutbox(ctx, {
+    tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
     ...options,
     transport: options.transport ?? createTransportFromConfig(ctx.config, ctx.db),
     resolveDkimKey:
