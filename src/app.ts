@@ -26,6 +26,7 @@ import { registerSendRoutes } from './modules/send/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
+import { registerTrackingRoutes } from './modules/tracking/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
 
@@ -91,6 +92,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerTrackRoutes(app, ctx)
   registerSendRoutes(app, ctx)
   await registerSubscriptionRoutes(app, ctx)
+  registerTrackingRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)

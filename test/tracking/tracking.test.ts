@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { signLinkToken } from '../../src/mail/signed-links.js'
+import { verifyDkim } from '../helpers/dkim.js'
+import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { type Account, bearer, createAccount } from '../helpers/factories.js'
+import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
+
+let sink: SmtpSink
+let env: ServerWithDns
+let account: Account
+
+const publicUrl = 'https://track.example.org'
+const domain = 'news.example.com'
+const from = `hello@${domain}`
+const sale = 'https://shop.example.com/sale?a=1&b=2'
+const body = `<p>Hi</p><a href="https://shop.example.com/sale?a=1&amp;b=2">Sale</a>
+<a href="{{unsubscribeUrl}}">Unsubscribe</a> <a href="{{manageUrl}}">Preferences</a> <a href="mailto:help@example.com">Help</a>`
+
+beforeAll(async () => {
+  sink = await startSmtpSink()
+  env = await startServerWithDns({ config: { smtpUrl: sink.url, publicUrl } })
+  account = await createAccount(env.server, 'Acme')
+  await addVerifiedDomain(env.server, env.dns, account, domain)
+})
+afterAll(async () => {
+  await env.close()
+  await sink.close()
+})
+beforeEach(() => sink.reset())
+
+const inject = (method: 'GET' | 'HEAD', path: string) => env.server.app.inject({ method, url: path })
+
+/** The sender address of a project: each test project verifies a domain of its own. */
+const senders = new Map<string, string>()
+const senderOf = (owner: Account) => senders.get(owner.project.id) ?? from
+
+async function createTemplate(type: 'MARKETING' | 'TRANSACTIONAL', owner = account): Promise<string> {
+  const response = await env.server.app.inject({
+    method: 'POST',
+    url: '/templates',
+    headers: bearer(owner.secretKey),
+    payload: { name: type, subject: `${type} mail`, body, from: senderOf(owner), type },
+  })
+  expect(response.statusCode).toBe(201)
+  return response.json().id
+}
+
+/** Sends one email through /v1/send and returns its id and the message the SMTP server received. */
+async function sendAndReceive(
+  payload: object,
+  owner = account,
+): Promise<{ emailId: string; message: ReceivedMessage }> {
+  const response = await env.server.app.inject({
+    method: 'POST',
+    url: '/v1/send',
+    headers: bearer(owner.secretKey),
+    payload: { to: 'reader@example.net', subscribed: true, ...payload },
+  })
+  expect(response.statusCode).toBe(200)
+  const [message] = await sink.waitForMessages(1)
+  if (!message) throw new Error('no message')
+  sink.reset()
+  return { emailId: response.json().data.emails[0].email, message }
+}
+
+const sendMarketing = async (owner = account) =>
+  sendAndReceive({ template: await createTemplate('MARKETING', owner) }, owner)
+
+/** Paths (under PUBLIC_URL) of the tracking links in a received message. */
+function trackingPaths(message: ReceivedMessage): { clicks: string[]; pixel: string | undefined } {
+  const html = String(message.parsed.html)
+  const paths = (kind: string) =>
+    [...html.matchAll(new RegExp(`"${publicUrl}(/t/${kind}/[^"]+)"`, 'g'))].map((match) => match[1] ?? '')
+  return { clicks: paths('click'), pixel: paths('open')[0] }
+}
+
+async function emailRow(emailId: string) {
+  const { rows } = await env.server.ctx.pool.query(
+    'SELECT project_id, status, opens, clicks, opened_at, clicked_at FROM emails WHERE id = $1',
+    [emailId],
+  )
+  return rows[0]
+}
+
+async function engagementEvents(emailId: string) {
+  const { rows } = await env.server.ctx.pool.query(
+    `SELECT name, project_id, data FROM events WHERE data->>'emailId' = $1 AND name IN ('email.open', 'email.click')
+     ORDER BY created_at, id`,
+    [emailId],
+  )
+  return rows as { name: string; project_id: string; data: Record<string, unknown> }[]
+}
+
+/** Changes the first character of the token's signature half (the last one may only carry padding bits). */
+function tamper(path: string): string {
+  const dot = path.lastIndexOf('.') + 1
+  const changed = path[dot] === 'A' ? 'B' : 'A'
+  return `${path.slice(0, dot)}${changed}${path.slice(dot + 1)}`
+}
+
+describe('marketing mail', () => {
+  it('arrives with rewritten links and a pixel; subscription links, mailto and the text part are untouched; DKIM verifies', async () => {
+    const { message } = await sendMarketing()
+    const html = String(message.parsed.html)
+    const { clicks, pixel } = trackingPaths(message)
+    expect(clicks).toHaveLength(1)
+    expect(pixel).toMatch(/^\/t\/open\/[\w-]+\.[\w-]+$/)
+    expect(html).not.toContain('https://shop.example.com')
+    expect(html).toMatch(new RegExp(`href="${publicUrl}/unsubscribe/[\\w-]+\\.[\\w-]+"`))
+    expect(html).toMatch(new RegExp(`href="${publicUrl}/manage/[\\w-]+\\.[\\w-]+"`))
+    expect(html).toContain('href="mailto:help@example.com"')
+    // The text alternative keeps the links as written.
+    expect(message.parsed.text).toContain(sale)
+    expect(message.parsed.text).not.toContain('/t/click/')
+    const head =
+      message.raw
+        .toString()
+        .split('\r\n\r\n')[0]
+        ?.replace(/\r\n[ \t]+/g, ' ') ?? ''
+    expect(head).toMatch(new RegExp(`^List-Unsubscribe: <${publicUrl}/unsubscribe/[\\w-]+\\.[\\w-]+>$`, 'm'))
+    expect(await verifyDkim(message.raw, env.dns)).toEqual([
+      expect.objectContaining({ signingDomain: domain, status: expect.objectContaining({ result: 'pass' }) }),
+    ])
+  })
+
+  it('each pixel load counts an open: email.open with running totals, status OPENED; HEAD is not counted', async () => {
+    const { emailId, message } = await sendMarketing()
+    const pixel = trackingPaths(message).pixel ?? ''
+    for (let load = 0; load < 2; load++) {
+      const response = await inject('GET', pixel)
+      expect(response.statusCode).toBe(200)
+      expect(response.headers['content-type']).toBe('image/gif')
+      expect(response.headers['cache-control']).toContain('no-store')
+      expect(response.rawPayload.subarray(0, 6).toString()).toBe('GIF89a')
+    }
+    expect((await inject('HEAD', pixel)).statusCode).toBe(200)
+
+    const events = await engagementEvents(emailId)
+    expect(events.map((event) => [event.name, event.data.opens, event.data.isFirstOpen])).toEqual([
+      ['email.open', 1, true],
+      ['email.open', 2, false],
+    ])
+    expect(events[0]?.data.openedAt).toBe(events[1]?.data.openedAt)
+    expect(events.every((event) => event.project_id === account.project.id)).toBe(true)
+    expect(await emailRow(emailId)).toMatchObject({ status: 'OPENED', opens: 2 })
+  })
+
+  it('a click redirects (302) to the original link and emits email.click with it; status CLICKED', async () => {
+    const { emailId, message } = await sendMarketing()
+    const [click = ''] = trackingPaths(message).clicks
+    const first = await inject('GET', click)
+    expect(first.statusCode).toBe(302)
+    expect(first.headers.location).toBe(sale)
+    expect(first.headers['cache-control']).toContain('no-store')
+    expect((await inject('HEAD', click)).headers.location).toBe(sale)
+    expect((await inject('GET', click)).statusCode).toBe(302)
+
+    const events = await engagementEvents(emailId)
+    expect(events.map((event) => [event.name, event.data.link, event.data.clicks, event.data.isFirstClick])).toEqual([
+      ['email.click', sale, 1, true],
+      ['email.click', sale, 2, false],
+    ])
+    expect(await emailRow(emailId)).toMatchObject({ status: 'CLICKED', clicks: 2, opens: 0 })
+  })
+})
+
+describe('forged and tampered tokens', () => {
+  it('a tampered pixel token still gets the pixel but records nothing', async () => {
+    const { emailId, message } = await sendMarketing()
+    for (const path of [tamper(trackingPaths(message).pixel ?? ''), '/t/open/', '/t/open/garbage', '/t/open/a.b.c']) {
+      const response = await inject('GET', path)
+      expect(response.statusCode).toBe(200)
+      expect(response.headers['content-type']).toBe('image/gif')
+    }
+    expect(await engagementEvents(emailId)).toEqual([])
+    expect(await emailRow(emailId)).toMatchObject({ status: expect.stringMatching(/^SEN/), opens: 0, opened_at: null })
+  })
+
+  it('a tampered click token shows the friendly page, redirects nowhere and records nothing', async () => {
+    const { emailId, message } = await sendMarketing()
+    const [click = ''] = trackingPaths(message).clicks
+    const openToken = (trackingPaths(message).pixel ?? '').replace('/t/open/', '')
+    for (const path of [tamper(click), '/t/click/garbage', `/t/click/${openToken}`]) {
+      const response = await inject('GET', path)
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['content-type']).toContain('text/html')
+      expect(response.headers.location).toBeUndefined()
+      expect(response.body).toContain('This link is not valid')
+    }
+    expect(await engagementEvents(emailId)).toEqual([])
+    expect(await emailRow(emailId)).toMatchObject({
+      status: expect.stringMatching(/^SEN/),
+      clicks: 0,
+      clicked_at: null,
+    })
+  })
+
+  it('editing the link inside a click token to another URL does not redirect there', async () => {
+    const { emailId, message } = await sendMarketing()
+    const [click = ''] = trackingPaths(message).clicks
+    const [payload, mac] = click.replace('/t/click/', '').split('.')
+    const [id] = Buffer.from(payload ?? '', 'base64url')
+      .toString()
+      .split('\n')
+    const forged = Buffer.from(`${id}\nhttps://evil.example.net/phish`).toString('base64url')
+    const response = await inject('GET', `/t/click/${forged}.${mac}`)
+    expect(response.statusCode).toBe(404)
+    expect(response.headers.location).toBeUndefined()
+    expect(await engagementEvents(emailId)).toEqual([])
+  })
+
+  it('only http(s) targets redirect, even with a genuine signature', async () => {
+    const { emailId } = await sendMarketing()
+    const token = signLinkToken(env.server.config.secret, 'click', [emailId, 'javascript:alert(1)'])
+    const response = await inject('GET', `/t/click/${token}`)
+    expect(response.statusCode).toBe(404)
+    expect(response.headers.location).toBeUndefined()
+    expect(await engagementEvents(emailId)).toEqual([])
+  })
+})
+
+describe('tracking settings', () => {
+  async function setTracking(owner: Account, tracking: string) {
+    const response = await env.server.app.inject({
+      method: 'PATCH',
+      url: `/users/@me/projects/${owner.project.id}`,
+      headers: { cookie: owner.cookie },
+      payload: { tracking },
+    })
+    expect(response.statusCode).toBe(200)
+  }
+
+  function expectUntracked(message: ReceivedMessage) {
+    expect(trackingPaths(message)).toEqual({ clicks: [], pixel: undefined })
+    expect(String(message.parsed.html)).toContain('href="https://shop.example.com/sale?a=1&amp;b=2"')
+  }
+
+  it('transactional mail carries no pixel and its original links by default', async () => {
+    expect(account.project.tracking).toBe('MARKETING_ONLY')
+    expectUntracked((await sendAndReceive({ subject: 'Receipt', body, from })).message)
+    expectUntracked((await sendAndReceive({ template: await createTemplate('TRANSACTIONAL') })).message)
+  })
+
+  it('a project with tracking DISABLED gets none, even on marketing mail; ENABLED tracks transactional mail too', async () => {
+    const other = await createAccount(env.server, 'Quiet')
+    await addVerifiedDomain(env.server, env.dns, other, 'quiet.example.com')
+    senders.set(other.project.id, 'hello@quiet.example.com')
+    await setTracking(other, 'DISABLED')
+    expectUntracked((await sendMarketing(other)).message)
+
+    await setTracking(other, 'ENABLED')
+    const { emailId, message } = await sendAndReceive({ subject: 'Receipt', body, from: senderOf(other) }, other)
+    const { pixel } = trackingPaths(message)
+    expect(pixel).toBeDefined()
+    expect((await inject('GET', pixel ?? '')).statusCode).toBe(200)
+    // Tracking tokens are global; the event lands on the email's own project.
+    const events = await engagementEvents(emailId)
+    expect(events.map((event) => event.project_id)).toEqual([other.project.id])
+    const seen = await env.server.app.inject({ method: 'GET', url: '/events', headers: bearer(account.secretKey) })
+    expect(seen.body).not.toContain(emailId)
+  })
+})
