@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { signLinkToken } from '../../src/mail/signed-links.js'
 import { verifyDkim } from '../helpers/dkim.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { enqueue, testEmail } from '../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 
@@ -76,7 +77,7 @@ function trackingPaths(message: ReceivedMessage): { clicks: string[]; pixel: str
 
 async function emailRow(emailId: string) {
   const { rows } = await env.server.ctx.pool.query(
-    'SELECT project_id, status, opens, clicks, opened_at, clicked_at FROM emails WHERE id = $1',
+    'SELECT project_id, status, opens, clicks, opened_at, clicked_at, html, tracked FROM emails WHERE id = $1',
     [emailId],
   )
   return rows[0]
@@ -121,6 +122,31 @@ describe('marketing mail', () => {
     expect(await verifyDkim(message.raw, env.dns)).toEqual([
       expect.objectContaining({ signingDomain: domain, status: expect.objectContaining({ result: 'pass' }) }),
     ])
+  })
+
+  it('is tracked when composed: the stored HTML keeps the original links', async () => {
+    const { emailId } = await sendMarketing()
+    const row = await emailRow(emailId)
+    expect(row).toMatchObject({ tracked: true })
+    expect(row?.html).toContain('href="https://shop.example.com/sale?a=1&amp;b=2"')
+    expect(row?.html).not.toContain('/t/')
+  })
+
+  it('campaign and workflow mail is marketing unless said otherwise', async () => {
+    const email = (sourceType: 'CAMPAIGN' | 'WORKFLOW' | 'TRANSACTIONAL', marketing?: boolean) =>
+      testEmail({ from: { email: from }, html: body, sourceType, ...(marketing === undefined ? {} : { marketing }) })
+    const ids = await enqueue(env.server, account.project.id, [
+      email('CAMPAIGN'),
+      email('WORKFLOW'),
+      email('TRANSACTIONAL'),
+      email('TRANSACTIONAL', true),
+      email('CAMPAIGN', false),
+    ])
+    const tracked = await Promise.all(ids.map(async (id) => (await emailRow(id))?.tracked))
+    expect(tracked).toEqual([true, true, false, true, false])
+    const messages = await sink.waitForMessages(5)
+    const pixels = messages.filter((message) => trackingPaths(message).pixel !== undefined)
+    expect(pixels).toHaveLength(3)
   })
 
   it('each pixel load counts an open: email.open with running totals, status OPENED; HEAD is not counted', async () => {
