@@ -7,6 +7,14 @@ export type DeliveryWorkerOptions = Partial<OutboxOptions>
 
 /** The outbox as a worker-role process runs it: the configured transport, the project's DKIM keys and tracking links. */
 export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOptions = {}): Outbox {
+  // Tracking and unsubscribe links point at PUBLIC_URL; a loopback one breaks them for every real recipient.
+  const publicHost = new URL(ctx.config.publicUrl).hostname
+  if (ctx.config.mailTransport !== 'capture' && /^(localhost|127\.|\[::1\])/.test(publicHost)) {
+    ctx.log.warn(
+      { publicUrl: ctx.config.publicUrl },
+      'PUBLIC_URL is a loopback address: links in sent mail will not work',
+    )
+  }
   return startOutbox(ctx, {
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
     ...options,
