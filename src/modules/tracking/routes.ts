@@ -30,7 +30,12 @@ export function registerTrackingRoutes(app: App, ctx: AppContext): void {
   const tracking = { db: ctx.db, log: ctx.log, secret: ctx.config.secret }
   const config = {
     auth: 'none' as const,
-    rateLimit: { max: 120, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => `track:${request.url}` },
+    // Without the query string, which would otherwise make a fresh key per request.
+    rateLimit: {
+      max: 120,
+      timeWindow: 60_000,
+      keyGenerator: (request: FastifyRequest) => `track:${request.url.split('?')[0]}`,
+    },
   }
   const schema = { hide: true, params: tokenParams }
 
