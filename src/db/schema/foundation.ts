@@ -17,6 +17,8 @@ export const projects = pgTable('projects', {
   secretKey: text().notNull().unique(),
   disabled: boolean().notNull().default(false),
   disabledReason: text(),
+  /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
+  sendingPausedReason: text(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })
