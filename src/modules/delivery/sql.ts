@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNotNull, lte, notExists, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { emailAttachments, emails } from '../../db/schema/index.js'
+import { emailAttachments, emails, projects } from '../../db/schema/index.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'
@@ -44,12 +44,24 @@ export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 /**
  * Takes up to `limit` due emails, transactional first, and leases them to this worker. SKIP LOCKED lets
  * any number of workers claim side by side without waiting on each other or taking the same row.
+ * Emails of a project whose sending the reputation guard paused stay QUEUED, untouched, until it is resumed.
  */
 export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
   const due = db
     .select({ id: emails.id })
     .from(emails)
-    .where(and(eq(emails.status, 'QUEUED'), lte(emails.nextAttemptAt, sql`now()`)))
+    .where(
+      and(
+        eq(emails.status, 'QUEUED'),
+        lte(emails.nextAttemptAt, sql`now()`),
+        notExists(
+          db
+            .select({ id: projects.id })
+            .from(projects)
+            .where(and(eq(projects.id, emails.projectId), isNotNull(projects.sendingPausedReason))),
+        ),
+      ),
+    )
     .orderBy(asc(emails.priority), asc(emails.nextAttemptAt))
     .limit(limit)
     .for('update', { skipLocked: true })
