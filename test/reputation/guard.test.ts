@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { heldPriorityOffset } from '../../src/modules/delivery/sql.js'
 import { publishEvents } from '../../src/modules/events/bus.js'
 import type { SecurityView } from '../../src/modules/reputation/schemas.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
@@ -77,6 +78,8 @@ async function sendAndDeliver(account: Account, count: number) {
 describe('a project paused by its bounce rate', () => {
   let owner: Account
   let member: Account
+  let earlyId: string
+  let heldId: string
 
   beforeAll(async () => {
     owner = await createAccount(server())
@@ -95,6 +98,14 @@ describe('a project paused by its bounce rate', () => {
     await publish(owner, 'email.bounce', permanentBounce, 1)
     await waitForDispatch()
     expect(await security(owner)).toMatchObject({ sending: 'ACTIVE', isHealthy: true, suspensions: [] })
+
+    // Queued before the pause, due later (as a retry would be).
+    ;[earlyId = ''] = await enqueue(server(), owner.project.id, [
+      testEmail({ from: { email: from }, to: { email: 'early@example.net' } }),
+    ])
+    await server().ctx.pool.query("UPDATE emails SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [
+      earlyId,
+    ])
 
     // The second one makes 2 of 25 = 8 %: paused.
     await publish(owner, 'email.bounce', permanentBounce, 1)
@@ -157,17 +168,20 @@ describe('a project paused by its bounce rate', () => {
     expect(rows).toEqual([])
   })
 
-  let heldId: string
-
   it('holds emails queued by other paths (campaigns, workflows) without sending or losing them', async () => {
+    await server().ctx.pool.query('UPDATE emails SET next_attempt_at = now() WHERE id = $1', [earlyId])
     ;[heldId = ''] = await enqueue(server(), owner.project.id, [
       testEmail({ from: { email: from }, to: { email: 'held@example.net' } }),
     ])
     // Several outbox polls go by; the email stays queued and nothing reaches the SMTP server.
     await new Promise((resolve) => setTimeout(resolve, 2_500))
     expect(sink.messages).toEqual([])
-    const [email] = await findEmails(server(), [heldId])
-    expect(email).toMatchObject({ status: 'QUEUED', attempts: 0 })
+    const held = await findEmails(server(), [earlyId, heldId])
+    // Both wait outside the outbox's claim range (transactional priority 0 plus the hold offset).
+    expect(held.map(({ status, attempts, priority }) => ({ status, attempts, priority }))).toEqual([
+      { status: 'QUEUED', attempts: 0, priority: heldPriorityOffset },
+      { status: 'QUEUED', attempts: 0, priority: heldPriorityOffset },
+    ])
   })
 
   it('a member who is not an owner cannot resume (403); another user gets 404', async () => {
@@ -186,7 +200,7 @@ describe('a project paused by its bounce rate', () => {
     expect((await security(owner)).sending).toBe('PAUSED')
   })
 
-  it('an owner resumes: the held email is delivered and sending works again', async () => {
+  it('an owner resumes: the held emails are delivered and sending works again', async () => {
     const response = await server().app.inject({
       method: 'POST',
       url: `/users/@me/projects/${owner.project.id}/security/resume`,
@@ -199,28 +213,37 @@ describe('a project paused by its bounce rate', () => {
       expect.objectContaining({ reason: 'BOUNCE_RATE', liftedAt: expect.any(String), liftedBy: owner.userId }),
     ])
 
-    const [message] = await sink.waitForMessages(1)
-    expect(message?.envelope.to).toEqual(['held@example.net'])
-    await vi.waitFor(async () => expect((await findEmails(server(), [heldId]))[0]?.status).toBe('SENT'), eventually)
+    const delivered = await sink.waitForMessages(2)
+    expect(delivered.flatMap((message) => message.envelope.to).sort()).toEqual([
+      'early@example.net',
+      'held@example.net',
+    ])
+    await vi.waitFor(async () => {
+      const emails = await findEmails(server(), [earlyId, heldId])
+      expect(emails.map(({ status, priority }) => ({ status, priority }))).toEqual([
+        { status: 'SENT', priority: 0 },
+        { status: 'SENT', priority: 0 },
+      ])
+    }, eventually)
     expect((await send(owner, ['again@example.net'])).statusCode).toBe(200)
-    await sink.waitForMessages(2)
+    await sink.waitForMessages(3)
   })
 
   it('the old bounces do not pause it again: only events after the lift count, with the minimum volume', async () => {
     await publish(owner, 'email.bounce', permanentBounce, 3)
     await waitForDispatch()
-    // 5 permanent bounces of 27 over 7 days, but since the lift: 3 of 2 sent, below the minimum of 20.
+    // 5 permanent bounces of 28 over 7 days, but since the lift: 3 of 3 sent, below the minimum of 20.
     expect(await security(owner)).toMatchObject({
       sending: 'ACTIVE',
-      sevenDay: { total: 27, bounces: 5 },
+      sevenDay: { total: 28, bounces: 5 },
     })
 
-    // New volume after the lift brings it back under watch: 4 of the 22 sent since then is 18 %.
+    // New volume after the lift brings it back under watch: 4 of the 23 sent since then is 17 %.
     await publish(owner, 'email.sent', {}, 20)
     await publish(owner, 'email.bounce', permanentBounce, 1)
     await vi.waitFor(async () => expect((await security(owner)).sending).toBe('PAUSED'), eventually)
     const view = await security(owner)
-    expect(view.pausedReason).toBe('7-day bounce rate 18.18% (4 permanent bounces of 22 emails) reached the 8% limit')
+    expect(view.pausedReason).toBe('7-day bounce rate 17.39% (4 permanent bounces of 23 emails) reached the 8% limit')
     expect(view.suspensions).toHaveLength(2)
   })
 })

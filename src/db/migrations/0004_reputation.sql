@@ -30,4 +30,5 @@ ALTER TABLE "project_suspensions" ADD CONSTRAINT "project_suspensions_project_id
 ALTER TABLE "project_suspensions" ADD CONSTRAINT "project_suspensions_lifted_by_users_id_fk" FOREIGN KEY ("lifted_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "reputation_counts" ADD CONSTRAINT "reputation_counts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "project_suspensions_project_id_created_at_index" ON "project_suspensions" USING btree ("project_id","created_at");--> statement-breakpoint
-CREATE UNIQUE INDEX "project_suspensions_open_idx" ON "project_suspensions" USING btree ("project_id") WHERE "project_suspensions"."lifted_at" IS NULL;
+CREATE UNIQUE INDEX "project_suspensions_open_idx" ON "project_suspensions" USING btree ("project_id") WHERE "project_suspensions"."lifted_at" IS NULL;--> statement-breakpoint
+CREATE INDEX "emails_queued_project_index" ON "emails" USING btree ("project_id") WHERE "emails"."status" = 'QUEUED';

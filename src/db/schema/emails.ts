@@ -77,6 +77,8 @@ export const emails = pgTable(
     index('emails_claim_index').on(table.priority, table.nextAttemptAt).where(sql`${table.status} = 'QUEUED'`),
     index('emails_lease_index').on(table.leaseExpiresAt).where(sql`${table.status} = 'SENDING'`),
     index().on(table.projectId, table.createdAt),
+    // Finds one project's queued emails when the reputation guard holds or releases them.
+    index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
   ],
 )
 

@@ -1,9 +1,15 @@
-import { and, asc, eq, inArray, isNotNull, lte, notExists, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, isNotNull, lt, lte, notExists, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails, projects } from '../../db/schema/index.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'
+
+/**
+ * Added to the priority of a paused project's queued emails. The claim only reads priorities below it, so a
+ * held backlog sits outside the claim's index range and costs the other projects' claims nothing.
+ */
+export const heldPriorityOffset = 16_384
 
 export type ClaimedEmail = typeof emails.$inferSelect
 
@@ -32,7 +38,9 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
-      v.priority, v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
+      v.priority + CASE WHEN v."projectId" IN (SELECT id FROM projects WHERE sending_paused_reason IS NOT NULL)
+        THEN ${heldPriorityOffset} ELSE 0 END,
+      v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
       v.headers, v."messageId"
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
       "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
@@ -53,7 +61,9 @@ export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: 
     .where(
       and(
         eq(emails.status, 'QUEUED'),
+        lt(emails.priority, heldPriorityOffset),
         lte(emails.nextAttemptAt, sql`now()`),
+        // Emails that missed the offset (queued by a transaction that raced the pause, or retried) are held here.
         notExists(
           db
             .select({ id: projects.id })
@@ -76,6 +86,29 @@ export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: 
     .returning()
   // RETURNING does not keep the subquery's order; send in priority order too.
   return claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+}
+
+/** Moves the paused projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
+export async function holdQueuedEmails(db: Executor, projectIds: readonly string[]): Promise<void> {
+  if (projectIds.length === 0) return
+  await db
+    .update(emails)
+    .set({ priority: sql`${emails.priority} + ${heldPriorityOffset}` })
+    .where(
+      and(
+        inArray(emails.projectId, [...projectIds]),
+        eq(emails.status, 'QUEUED'),
+        lt(emails.priority, heldPriorityOffset),
+      ),
+    )
+}
+
+/** Puts a resumed project's held emails back in the claim's range, in their old order. */
+export async function releaseHeldEmails(db: Executor, projectId: string): Promise<void> {
+  await db
+    .update(emails)
+    .set({ priority: sql`${emails.priority} - ${heldPriorityOffset}` })
+    .where(and(eq(emails.projectId, projectId), eq(emails.status, 'QUEUED'), gte(emails.priority, heldPriorityOffset)))
 }
 
 /**

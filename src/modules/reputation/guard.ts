@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import type { Executor } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
+import { holdQueuedEmails } from '../delivery/sql.js'
 import { percent, type WindowCounts } from './rates.js'
 
 export type Thresholds = Config['reputation']
@@ -68,8 +69,8 @@ async function guardWindows(db: Executor, projectIds: readonly string[]): Promis
 
 /**
  * Re-evaluates the given projects (those that just got a bounce or complaint) and pauses each one over a
- * threshold: an open `project_suspensions` row plus `projects.sending_paused_reason`, in the caller's
- * transaction. Returns the ids it paused.
+ * threshold: an open `project_suspensions` row plus `projects.sending_paused_reason`, and its queued emails
+ * moved out of the outbox's way, in the caller's transaction. Returns the ids it paused.
  */
 export async function enforceThresholds(
   db: Executor,
@@ -107,6 +108,7 @@ export async function enforceThresholds(
     FROM opened WHERE p.id = opened.project_id
     RETURNING p.id`)
   const paused = result.rows.map((row) => row.id)
+  await holdQueuedEmails(db, paused)
   if (paused.length > 0) {
     log.warn({ pauses: pauses.filter((pause) => paused.includes(pause.projectId)) }, 'reputation guard paused sending')
   }

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js'
 import type { Database, Executor } from '../../db/client.js'
 import { memberships, projectSuspensions, projects, reputationCounts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
+import { releaseHeldEmails } from '../delivery/sql.js'
 import { judge } from './guard.js'
 import { projectRates } from './rates.js'
 import type { SecurityView, SuspensionView } from './schemas.js'
@@ -120,6 +121,7 @@ export async function resumeProjectSending(db: Database, userId: string, project
       })
       .where(and(eq(projectSuspensions.projectId, projectId), isNull(projectSuspensions.liftedAt)))
     await tx.update(projects).set({ sendingPausedReason: null }).where(eq(projects.id, projectId))
+    await releaseHeldEmails(tx, projectId)
     return true
   })
 }
