@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../src/config.js'
 import type { BusEvent } from '../../src/modules/events/bus.js'
 import { judge } from '../../src/modules/reputation/guard.js'
 import { percent } from '../../src/modules/reputation/rates.js'
@@ -56,5 +57,27 @@ describe('judge', () => {
     expect(percent(2, 25)).toBe(8)
     expect(percent(3, 1000)).toBe(0.3)
     expect(percent(5, 0)).toBe(0)
+  })
+})
+
+describe('configuration', () => {
+  const base = { SECRET: 'x'.repeat(32), DATA_DIR: '/tmp/mailroom-unused' }
+
+  it('defaults to 8 %, 0.3 % and 100 emails, and reads each from the environment', () => {
+    expect(loadConfig(base).reputation).toEqual(thresholds)
+    expect(
+      loadConfig({
+        ...base,
+        REPUTATION_GUARD: 'false',
+        REPUTATION_BOUNCE_RATE_PERCENT: '5',
+        REPUTATION_COMPLAINT_RATE_PERCENT: '0.1',
+        REPUTATION_MIN_SENT: '500',
+      }).reputation,
+    ).toEqual({ enabled: false, bounceRatePercent: 5, complaintRatePercent: 0.1, minSent: 500 })
+  })
+
+  it('refuses values that are not rates or counts', () => {
+    expect(() => loadConfig({ ...base, REPUTATION_BOUNCE_RATE_PERCENT: '150' })).toThrow(ConfigError)
+    expect(() => loadConfig({ ...base, REPUTATION_MIN_SENT: '0' })).toThrow(/REPUTATION_MIN_SENT/)
   })
 })
