@@ -22,6 +22,7 @@ import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
@@ -97,6 +98,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
+  registerReputationRoutes(app, ctx)
 
   return app
 }

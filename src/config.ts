@@ -42,6 +42,10 @@ const environmentSchema = z.object({
     .default(24),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  REPUTATION_GUARD: booleanFlag.default(true),
+  REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
+  REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
+  REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 })
 
@@ -67,6 +71,14 @@ export type Config = Readonly<{
   rateLimitPerMinute: number
   /** Login and signup attempts per client address, against password guessing. */
   authRateLimitPerMinute: number
+  /** The reputation guard: pause a project's sending when its 7-day rates reach these (docs/decisions/0005). */
+  reputation: Readonly<{
+    enabled: boolean
+    bounceRatePercent: number
+    complaintRatePercent: number
+    /** Emails sent in the 7-day window before the rates are acted on, so a handful of bounces cannot pause. */
+    minSent: number
+  }>
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
 }>
 
@@ -105,6 +117,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     attachmentsMaxBytes: values.ATTACHMENTS_MAX_BYTES,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
+    reputation: Object.freeze({
+      enabled: values.REPUTATION_GUARD,
+      bounceRatePercent: values.REPUTATION_BOUNCE_RATE_PERCENT,
+      complaintRatePercent: values.REPUTATION_COMPLAINT_RATE_PERCENT,
+      minSent: values.REPUTATION_MIN_SENT,
+    }),
     logLevel: values.LOG_LEVEL,
   })
 }

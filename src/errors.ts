@@ -9,6 +9,7 @@ export const errorCodes = [
   'INVALID_API_KEY',
   'FORBIDDEN',
   'PROJECT_DISABLED',
+  'PROJECT_SENDING_PAUSED',
   'SIGNUPS_DISABLED',
   'NOT_FOUND',
   'CONFLICT',

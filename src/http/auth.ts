@@ -16,6 +16,8 @@ export type AuthProject = {
   name: string
   disabled: boolean
   disabledReason: string | null
+  /** Set while the reputation guard pauses the project's sending. */
+  sendingPausedReason: string | null
 }
 
 export type AuthResolvers = {
@@ -27,7 +29,7 @@ export type AuthResolvers = {
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthScope
-    /** Sending routes refuse disabled projects with 403. */
+    /** Sending routes refuse disabled and reputation-paused projects with 403. */
     sending?: boolean
   }
   interface FastifyRequest {
@@ -127,6 +129,16 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
       throw new AppError(
         'PROJECT_DISABLED',
         `Sending is disabled for this project: ${request.project.disabledReason ?? 'disabled'}`,
+      )
+    }
+    if (request.routeOptions.config.sending && request.project?.sendingPausedReason) {
+      throw new AppError(
+        'PROJECT_SENDING_PAUSED',
+        `Sending is paused for this project: ${request.project.sendingPausedReason}`,
+        {
+          suggestion:
+            'A project owner can review GET /projects/:id/security and resume sending once the list is cleaned',
+        },
       )
     }
   })

@@ -14,6 +14,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   INVALID_API_KEY: 401,
   FORBIDDEN: 403,
   PROJECT_DISABLED: 403,
+  PROJECT_SENDING_PAUSED: 403,
   SIGNUPS_DISABLED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,

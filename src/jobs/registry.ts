@@ -1,7 +1,9 @@
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
+import { subscribeToEvents } from '../modules/events/bus.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
+import { reputationSubscriber } from '../modules/reputation/subscriber.js'
 import type { JobDefinition } from './define.js'
 import type { LoopDefinition } from './loop.js'
 
@@ -17,3 +19,9 @@ export const jobs: readonly JobDefinition[] = [
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */
 export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
+
+/**
+ * Event-bus subscribers, registered once when this registry loads (the set ignores repeats). Only processes
+ * that run `dispatchEventsLoop` call them.
+ */
+subscribeToEvents(reputationSubscriber)

@@ -42,6 +42,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     attachmentsMaxBytes: 10 * 1024 * 1024,
     rateLimitPerMinute: 100_000,
     authRateLimitPerMinute: 100_000,
+    reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
     logLevel: 'silent',
     ...overrides,
   })

@@ -90,6 +90,8 @@ export const emails = pgTable(
     index().on(table.projectId, table.createdAt),
     // Provider feedback (SES through SNS) names the email by the id the provider returned at send.
     index().on(table.providerMessageId),
+    // Finds one project's queued emails when the reputation guard holds or releases them.
+    index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
   ],
 )
 

@@ -25,6 +25,8 @@ export const projects = pgTable('projects', {
   disabled: boolean().notNull().default(false),
   disabledReason: text(),
   tracking: trackingMode().notNull().default('MARKETING_ONLY'),
+  /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
+  sendingPausedReason: text(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })

@@ -1,10 +1,16 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, isNotNull, lt, lte, notExists, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { emailAttachments, emails } from '../../db/schema/index.js'
+import { emailAttachments, emails, projects } from '../../db/schema/index.js'
 import type { EmailEventSource } from './events.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'
+
+/**
+ * Added to the priority of a paused project's queued emails. The claim only reads priorities below it, so a
+ * held backlog sits outside the claim's index range and costs the other projects' claims nothing.
+ */
+export const heldPriorityOffset = 16_384
 
 export type ClaimedEmail = typeof emails.$inferSelect
 
@@ -34,7 +40,8 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
-      v.priority, v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
+      v.priority + CASE WHEN p.sending_paused_reason IS NOT NULL THEN ${heldPriorityOffset} ELSE 0 END,
+      v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
       v.headers, v."messageId",
       coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false)
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
@@ -48,12 +55,26 @@ export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 /**
  * Takes up to `limit` due emails, transactional first, and leases them to this worker. SKIP LOCKED lets
  * any number of workers claim side by side without waiting on each other or taking the same row.
+ * Emails of a project whose sending the reputation guard paused stay QUEUED, untouched, until it is resumed.
  */
 export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
   const due = db
     .select({ id: emails.id })
     .from(emails)
-    .where(and(eq(emails.status, 'QUEUED'), lte(emails.nextAttemptAt, sql`now()`)))
+    .where(
+      and(
+        eq(emails.status, 'QUEUED'),
+        lt(emails.priority, heldPriorityOffset),
+        lte(emails.nextAttemptAt, sql`now()`),
+        // Emails that missed the offset (queued by a transaction that raced the pause, or retried) are held here.
+        notExists(
+          db
+            .select({ id: projects.id })
+            .from(projects)
+            .where(and(eq(projects.id, emails.projectId), isNotNull(projects.sendingPausedReason))),
+        ),
+      ),
+    )
     .orderBy(asc(emails.priority), asc(emails.nextAttemptAt))
     .limit(limit)
     .for('update', { skipLocked: true })
@@ -68,6 +89,29 @@ export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: 
     .returning()
   // RETURNING does not keep the subquery's order; send in priority order too.
   return claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+}
+
+/** Moves the paused projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
+export async function holdQueuedEmails(db: Executor, projectIds: readonly string[]): Promise<void> {
+  if (projectIds.length === 0) return
+  await db
+    .update(emails)
+    .set({ priority: sql`${emails.priority} + ${heldPriorityOffset}` })
+    .where(
+      and(
+        inArray(emails.projectId, [...projectIds]),
+        eq(emails.status, 'QUEUED'),
+        lt(emails.priority, heldPriorityOffset),
+      ),
+    )
+}
+
+/** Puts a resumed project's held emails back in the claim's range, in their old order. */
+export async function releaseHeldEmails(db: Executor, projectId: string): Promise<void> {
+  await db
+    .update(emails)
+    .set({ priority: sql`${emails.priority} - ${heldPriorityOffset}` })
+    .where(and(eq(emails.projectId, projectId), eq(emails.status, 'QUEUED'), gte(emails.priority, heldPriorityOffset)))
 }
 
 /**

@@ -13,6 +13,7 @@ const authColumns = {
   name: projects.name,
   disabled: projects.disabled,
   disabledReason: projects.disabledReason,
+  sendingPausedReason: projects.sendingPausedReason,
 }
 
 const viewColumns = {

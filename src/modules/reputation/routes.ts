@@ -1,0 +1,30 @@
+import type { AppContext } from '../../context.js'
+import { notFound } from '../../errors.js'
+import type { App } from '../../http/app-type.js'
+import { projectOf, userOf } from '../../http/project.js'
+import { wakeOutbox } from '../delivery/service.js'
+import { projectIdParams } from '../projects/schemas.js'
+import { securityView } from './schemas.js'
+import { getMemberProjectSecurity, getProjectSecurity, resumeProjectSending } from './service.js'
+
+export function registerReputationRoutes(app: App, ctx: AppContext): void {
+  const tags = ['security']
+  const schema = { tags, params: projectIdParams, response: { 200: securityView } }
+
+  app.get('/projects/:id/security', { config: { auth: 'project' }, schema }, async (request) => {
+    const projectId = projectOf(request)
+    if (request.params.id !== projectId) throw notFound('Project')
+    return getProjectSecurity(ctx.db, ctx.config, projectId)
+  })
+
+  app.get('/users/@me/projects/:id/security', { config: { auth: 'user' }, schema }, async (request) =>
+    getMemberProjectSecurity(ctx.db, ctx.config, userOf(request), request.params.id),
+  )
+
+  app.post('/users/@me/projects/:id/security/resume', { config: { auth: 'user' }, schema }, async (request) => {
+    const userId = userOf(request)
+    // The emails held while paused are due already: wake the outbox once the lift has committed.
+    if (await resumeProjectSending(ctx.db, userId, request.params.id)) wakeOutbox(ctx.pool)
+    return getMemberProjectSecurity(ctx.db, ctx.config, userId, request.params.id)
+  })
+}
