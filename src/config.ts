@@ -43,6 +43,18 @@ const environmentSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().min(1).default('0.0.0.0'),
+  INBOUND_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  INBOUND_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'expected a domain name')
+    .transform((value) => value.toLowerCase())
+    .optional(),
 })
 
 export type Role = 'all' | 'api' | 'worker'
@@ -68,6 +80,12 @@ export type Config = Readonly<{
   /** Login and signup attempts per client address, against password guessing. */
   authRateLimitPerMinute: number
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
+  /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
+  inboundSmtpPort: number | undefined
+  inboundSmtpHost: string
+  inboundMaxMessageBytes: number
+  /** Domain whose `unsubscribe+TOKEN@` mailboxes unsubscribe contacts (the mailto List-Unsubscribe form). */
+  inboundDomain: string | undefined
 }>
 
 export class ConfigError extends Error {
@@ -106,7 +124,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
     logLevel: values.LOG_LEVEL,
+    inboundSmtpPort: values.INBOUND_SMTP_PORT,
+    inboundSmtpHost: values.INBOUND_SMTP_HOST,
+    inboundMaxMessageBytes: values.INBOUND_MAX_MESSAGE_BYTES,
+    inboundDomain: values.INBOUND_DOMAIN,
   })
+}
+
+/**
+ * The domain of the mailto List-Unsubscribe address, or undefined when mail to it would not reach us: the
+ * address is offered only while the built-in receiver runs, so an unsubscribe by mail is never lost.
+ */
+export function unsubscribeMailDomain(config: Config): string | undefined {
+  return config.inboundSmtpPort === undefined ? undefined : config.inboundDomain
 }
 
 /** A generated secret is kept in the data dir so sessions and signed links survive a restart. */

@@ -1,0 +1,186 @@
+import { createTransport, type SendMailOptions } from 'nodemailer'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { DkimKey } from '../../src/mail/compose.js'
+import { publishDkimKey } from '../helpers/dkim.js'
+import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { type Account, createAccount, createContact } from '../helpers/factories.js'
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
+import { contactOf, eventsNamed } from './helpers.js'
+
+let sink: SmtpSink
+let env: ServerWithDns
+let alpha: Account
+let beta: Account
+let dkim: DkimKey
+
+beforeAll(async () => {
+  sink = await startSmtpSink()
+  env = await startServerWithDns({
+    config: { smtpUrl: sink.url, inboundSmtpPort: 0, inboundDomain: 'in.mailroom.test' },
+  })
+  alpha = await createAccount(env.server, 'Alpha')
+  beta = await createAccount(env.server, 'Beta')
+  await addVerifiedDomain(env.server, env.dns, alpha, 'alpha.example.com')
+  await addVerifiedDomain(env.server, env.dns, beta, 'beta.example.com')
+  await addVerifiedDomain(env.server, env.dns, alpha, 'shared.example.com')
+  await addVerifiedDomain(env.server, env.dns, beta, 'shared.example.com')
+  await addDomain(env.server, beta, 'pending.example.com')
+  env.dns.set('sender.test', 'TXT', ['v=spf1 ip4:127.0.0.1 -all'])
+  env.dns.set('_dmarc.sender.test', 'TXT', ['v=DMARC1; p=reject'])
+  dkim = publishDkimKey(env.dns, 'sender.test', 's1')
+})
+afterAll(async () => {
+  await env?.close()
+  await sink?.close()
+})
+beforeEach(async () => {
+  sink.reset()
+  // Each test counts events from a clean slate; accounts, domains and contacts stay.
+  await env.server.ctx.pool.query("DELETE FROM events WHERE name IN ('email.received', 'contact.unsubscribed')")
+})
+
+function deliver(mail: SendMailOptions) {
+  const port = env.server.inbound?.port
+  if (port === undefined) throw new Error('the inbound receiver is not running')
+  return createTransport({ host: '127.0.0.1', port, name: 'client.sender.test' }).sendMail(mail)
+}
+
+const signed = () => ({ domainName: dkim.domainName, keySelector: dkim.selector, privateKey: dkim.privateKeyPem })
+
+describe('mail to a verified domain', () => {
+  it("becomes one email.received event with the spec's fields, in the owning project only", async () => {
+    const info = await deliver({
+      from: 'Alice Sender <alice@sender.test>',
+      to: 'Support <support@alpha.example.com>',
+      subject: 'Where is my order?',
+      html: '<p>Order <b>42</b></p>',
+      messageId: '<order-42@sender.test>',
+      dkim: signed(),
+    })
+    expect(info.accepted).toEqual(['support@alpha.example.com'])
+
+    const events = await eventsNamed(env.server, 'email.received')
+    expect(events).toHaveLength(1)
+    const [event] = events
+    expect(event?.project_id).toBe(alpha.project.id)
+    expect(event?.data).toEqual({
+      messageId: 'order-42@sender.test',
+      from: 'alice@sender.test',
+      fromHeader: '"Alice Sender" <alice@sender.test>',
+      to: 'support@alpha.example.com',
+      subject: 'Where is my order?',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      recipients: ['support@alpha.example.com'],
+      hasContent: true,
+      body: expect.stringMatching(/^<p>Order <b>42<\/b><\/p>\s*$/),
+      spamVerdict: 'DISABLED',
+      virusVerdict: 'DISABLED',
+      spfVerdict: 'PASS',
+      dkimVerdict: 'PASS',
+      dmarcVerdict: 'PASS',
+      processingTimeMillis: expect.any(Number),
+    })
+    // The sender becomes an unsubscribed contact of that project only, as a new /v1/send recipient does.
+    const contact = await contactOf(env.server, alpha.project.id, 'alice@sender.test')
+    expect(contact).toEqual({ id: event?.contact_id, subscribed: false })
+    expect(await contactOf(env.server, beta.project.id, 'alice@sender.test')).toBeUndefined()
+  })
+
+  it("one message to two projects' domains gives each project one event listing only its own recipients", async () => {
+    await deliver({
+      envelope: {
+        from: 'bounces+x@sender.test',
+        to: ['support@alpha.example.com', 'sales@beta.example.com', 'hidden@alpha.example.com'],
+      },
+      raw: [
+        'From: Carol <carol@sender.test>',
+        'To: support@alpha.example.com, sales@beta.example.com',
+        'Subject: Both of you',
+        'Message-ID: <both-1@sender.test>',
+        '',
+        'Hello both',
+        '',
+      ].join('\r\n'),
+    })
+    const events = await eventsNamed(env.server, 'email.received')
+    const byProject = new Map(events.map((event) => [event.project_id, event.data]))
+    expect(events).toHaveLength(2)
+    expect(byProject.get(alpha.project.id)).toMatchObject({
+      from: 'bounces+x@sender.test',
+      to: 'support@alpha.example.com',
+      recipients: ['support@alpha.example.com', 'hidden@alpha.example.com'],
+      subject: 'Both of you',
+    })
+    expect(byProject.get(beta.project.id)).toMatchObject({
+      to: 'sales@beta.example.com',
+      recipients: ['sales@beta.example.com'],
+    })
+    // The contact is the author (From header), not the envelope's bounce address.
+    const carol = await contactOf(env.server, beta.project.id, 'carol@sender.test')
+    expect(events.find((event) => event.project_id === beta.project.id)?.contact_id).toBe(carol?.id)
+    expect(await contactOf(env.server, beta.project.id, 'bounces+x@sender.test')).toBeUndefined()
+  })
+
+  it('a domain verified by two projects gives both the message', async () => {
+    await deliver({ from: 'dave@sender.test', to: 'team@shared.example.com', subject: 'Shared', text: 'hi' })
+    const events = await eventsNamed(env.server, 'email.received')
+    expect(events.map((event) => event.project_id).sort()).toEqual([alpha.project.id, beta.project.id].sort())
+  })
+
+  it('an existing contact keeps its subscription and gets the event', async () => {
+    const erin = await createContact(env.server, alpha, { email: 'erin@sender.test', subscribed: true })
+    await deliver({ from: 'erin@sender.test', to: 'support@alpha.example.com', subject: 'Hi', text: 'hello' })
+    const [event] = await eventsNamed(env.server, 'email.received')
+    expect(event?.contact_id).toBe(erin.id)
+    expect((await contactOf(env.server, alpha.project.id, 'erin@sender.test'))?.subscribed).toBe(true)
+  })
+
+  it('a message delivered again (same Message-ID) is stored once', async () => {
+    const mail = { from: 'frank@sender.test', to: 'support@alpha.example.com', subject: 'Retry', text: 'x' }
+    await deliver({ ...mail, messageId: '<retry-1@sender.test>' })
+    await deliver({ ...mail, messageId: '<retry-1@sender.test>' })
+    expect(await eventsNamed(env.server, 'email.received')).toHaveLength(1)
+  })
+
+  it('an unsigned message from a host the domain does not authorise is reported as such', async () => {
+    env.dns.set('spoofed.test', 'TXT', ['v=spf1 ip4:192.0.2.1 -all'])
+    env.dns.set('_dmarc.spoofed.test', 'TXT', ['v=DMARC1; p=reject'])
+    await deliver({ from: 'ceo@spoofed.test', to: 'support@alpha.example.com', subject: 'Wire', text: 'now' })
+    const [event] = await eventsNamed(env.server, 'email.received')
+    expect(event?.data).toMatchObject({ spfVerdict: 'FAIL', dkimVerdict: 'GRAY', dmarcVerdict: 'FAIL' })
+  })
+})
+
+describe('mail nobody here owns', () => {
+  async function storedCounts() {
+    const { rows } = await env.server.ctx.pool.query<{ events: number; inbound: number }>(
+      `SELECT (SELECT count(*)::int FROM events WHERE name = 'email.received') AS events,
+              (SELECT count(*)::int FROM inbound_emails) AS inbound`,
+    )
+    return rows[0]
+  }
+
+  it('a recipient on an unverified or unknown domain is refused with 550 and nothing is stored', async () => {
+    const before = await storedCounts()
+    for (const to of ['someone@pending.example.com', 'someone@nowhere.test', 'relay@gmail.com']) {
+      await expect(deliver({ from: 'gina@sender.test', to, subject: 'x', text: 'x' })).rejects.toMatchObject({
+        responseCode: 550,
+      })
+    }
+    expect(await storedCounts()).toEqual(before)
+  })
+
+  it('of a message to ours and a stranger, only ours is accepted and listed', async () => {
+    const info = await deliver({
+      from: 'hank@sender.test',
+      to: ['support@alpha.example.com', 'x@pending.example.com'],
+      subject: 'Mixed',
+      text: 'x',
+    })
+    expect(info.rejected).toEqual(['x@pending.example.com'])
+    const events = await eventsNamed(env.server, 'email.received')
+    expect(events.map((event) => [event.project_id, event.data.recipients])).toEqual([
+      [alpha.project.id, ['support@alpha.example.com']],
+    ])
+  })
+})
