@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { DkimKey } from '../../src/mail/compose.js'
 import { publishDkimKey } from '../helpers/dkim.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
-import { type Account, createAccount, createContact } from '../helpers/factories.js'
+import { type Account, bearer, createAccount, createContact } from '../helpers/factories.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 import { contactOf, eventsNamed } from './helpers.js'
 
@@ -182,5 +182,65 @@ describe('mail nobody here owns', () => {
     expect(events.map((event) => [event.project_id, event.data.recipients])).toEqual([
       [alpha.project.id, ['support@alpha.example.com']],
     ])
+  })
+})
+
+describe('the mailto List-Unsubscribe address', () => {
+  async function sendMarketing(to: string) {
+    const template = await env.server.app.inject({
+      method: 'POST',
+      url: '/templates',
+      headers: bearer(alpha.secretKey),
+      payload: {
+        name: 'News',
+        subject: 'News',
+        body: '<p>news</p>',
+        from: 'news@alpha.example.com',
+        type: 'MARKETING',
+      },
+    })
+    expect(template.statusCode).toBe(201)
+    const sent = await env.server.app.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: bearer(alpha.secretKey),
+      payload: { to, template: template.json().id, subscribed: true },
+    })
+    expect(sent.statusCode).toBe(200)
+    const [message] = await sink.waitForMessages(1)
+    // Header lines unfolded, as a receiver reads them.
+    return (message?.raw.toString() ?? '').split('\r\n\r\n')[0]?.replace(/\r\n[ \t]+/g, ' ') ?? ''
+  }
+
+  it('is offered beside the https form, and mail to it unsubscribes the contact once, without an email.received', async () => {
+    const head = await sendMarketing('ivy@example.net')
+    const header = /^List-Unsubscribe: (.*)$/m.exec(head)?.[1]
+    expect(header).toMatch(
+      /^<http:\/\/localhost:3000\/unsubscribe\/[\w-]+\.[\w-]+>, <mailto:unsubscribe\+[\w-]+\.[\w-]+@in\.mailroom\.test>$/,
+    )
+    expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m)
+    const address = /<mailto:([^>]+)>/.exec(header ?? '')?.[1] ?? ''
+    expect((await contactOf(env.server, alpha.project.id, 'ivy@example.net'))?.subscribed).toBe(true)
+
+    const unsubscribe = { from: 'ivy@example.net', to: address, subject: 'unsubscribe', text: 'unsubscribe' }
+    expect((await deliver(unsubscribe)).accepted).toEqual([address])
+    const ivy = await contactOf(env.server, alpha.project.id, 'ivy@example.net')
+    expect(ivy?.subscribed).toBe(false)
+    const unsubscribed = await eventsNamed(env.server, 'contact.unsubscribed')
+    expect(unsubscribed).toEqual([
+      { project_id: alpha.project.id, contact_id: ivy?.id, name: 'contact.unsubscribed', data: {} },
+    ])
+    expect(await eventsNamed(env.server, 'email.received')).toEqual([])
+
+    // A second request (or a retry) finds the contact unsubscribed already: no second event.
+    await deliver({ ...unsubscribe, messageId: '<again@example.net>' })
+    expect(await eventsNamed(env.server, 'contact.unsubscribed')).toHaveLength(1)
+  })
+
+  it('refuses an unsubscribe mailbox whose token we did not sign', async () => {
+    const forged = 'unsubscribe+bm90LWEtdG9rZW4.c2lnbmF0dXJl@in.mailroom.test'
+    await expect(deliver({ from: 'x@example.net', to: forged, subject: 'u', text: 'u' })).rejects.toMatchObject({
+      responseCode: 550,
+    })
   })
 })
