@@ -1,6 +1,7 @@
 import { createTransport, type SendMailOptions } from 'nodemailer'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { DkimKey } from '../../src/mail/compose.js'
+import { acceptsInboundRecipient, receiveInboundMessage } from '../../src/modules/inbound/service.js'
 import { publishDkimKey } from '../helpers/dkim.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, bearer, createAccount, createContact } from '../helpers/factories.js'
@@ -121,10 +122,55 @@ describe('mail to a verified domain', () => {
     expect(await contactOf(env.server, beta.project.id, 'bounces+x@sender.test')).toBeUndefined()
   })
 
+  it("through the API a project sees its own received mail and never another project's", async () => {
+    await deliver({
+      from: 'judy@sender.test',
+      to: 'support@alpha.example.com',
+      subject: 'For alpha only',
+      text: 'private',
+      messageId: '<alpha-only@sender.test>',
+    })
+    const list = (account: Account) =>
+      env.server.app.inject({ method: 'GET', url: '/events', headers: bearer(account.secretKey) })
+    const own = await list(alpha)
+    expect(own.statusCode).toBe(200)
+    expect(own.body).toContain('alpha-only@sender.test')
+    const other = await list(beta)
+    expect(other.statusCode).toBe(200)
+    expect(other.body).not.toContain('alpha-only@sender.test')
+    expect(other.body).not.toContain('email.received')
+  })
+
   it('a domain verified by two projects gives both the message', async () => {
     await deliver({ from: 'dave@sender.test', to: 'team@shared.example.com', subject: 'Shared', text: 'hi' })
     const events = await eventsNamed(env.server, 'email.received')
     expect(events.map((event) => event.project_id).sort()).toEqual([alpha.project.id, beta.project.id].sort())
+  })
+
+  it('recipient domains are matched without regard to case', async () => {
+    // nodemailer lower-cases domains itself, so this asks the service directly.
+    const address = 'Support@ALPHA.Example.COM'
+    expect(await acceptsInboundRecipient(env.server.ctx, address)).toBe(true)
+    const outcome = await receiveInboundMessage(env.server.ctx, 'smtp', {
+      messageId: 'caps@sender.test',
+      from: 'kim@sender.test',
+      fromHeader: 'kim@sender.test',
+      to: address,
+      subject: 'Caps',
+      timestamp: new Date().toISOString(),
+      recipients: [address],
+      hasContent: false,
+      body: '',
+      spamVerdict: 'DISABLED',
+      virusVerdict: 'DISABLED',
+      spfVerdict: 'GRAY',
+      dkimVerdict: 'GRAY',
+      dmarcVerdict: 'GRAY',
+      processingTimeMillis: 1,
+    })
+    expect(outcome).toEqual({ projectIds: [alpha.project.id], unsubscribes: 0 })
+    const events = await eventsNamed(env.server, 'email.received')
+    expect(events.map((event) => [event.project_id, event.data.recipients])).toEqual([[alpha.project.id, [address]]])
   })
 
   it('an existing contact keeps its subscription and gets the event', async () => {
