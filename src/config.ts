@@ -50,6 +50,8 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(25 * 1024 * 1024),
+  INBOUND_TLS_KEY_FILE: z.string().min(1).optional(),
+  INBOUND_TLS_CERT_FILE: z.string().min(1).optional(),
   INBOUND_DOMAIN: z
     .string()
     .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'expected a domain name')
@@ -84,6 +86,8 @@ export type Config = Readonly<{
   inboundSmtpPort: number | undefined
   inboundSmtpHost: string
   inboundMaxMessageBytes: number
+  /** PEM files for STARTTLS on the receiver; undefined: plain SMTP only. */
+  inboundTls: { keyFile: string; certFile: string } | undefined
   /** Domain whose `unsubscribe+TOKEN@` mailboxes unsubscribe contacts (the mailto List-Unsubscribe form). */
   inboundDomain: string | undefined
 }>
@@ -103,6 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const values = parsed.data
   if (values.MAIL_TRANSPORT === 'smtp' && !values.SMTP_URL) {
     throw new ConfigError(['SMTP_URL: required when MAIL_TRANSPORT is smtp'])
+  }
+  if ((values.INBOUND_TLS_KEY_FILE === undefined) !== (values.INBOUND_TLS_CERT_FILE === undefined)) {
+    throw new ConfigError(['INBOUND_TLS_KEY_FILE, INBOUND_TLS_CERT_FILE: set both or neither'])
   }
   const dataDir = path.resolve(values.DATA_DIR)
   return Object.freeze({
@@ -127,6 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     inboundSmtpPort: values.INBOUND_SMTP_PORT,
     inboundSmtpHost: values.INBOUND_SMTP_HOST,
     inboundMaxMessageBytes: values.INBOUND_MAX_MESSAGE_BYTES,
+    inboundTls:
+      values.INBOUND_TLS_KEY_FILE && values.INBOUND_TLS_CERT_FILE
+        ? { keyFile: values.INBOUND_TLS_KEY_FILE, certFile: values.INBOUND_TLS_CERT_FILE }
+        : undefined,
     inboundDomain: values.INBOUND_DOMAIN,
   })
 }

@@ -50,6 +50,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     inboundSmtpPort: undefined,
     inboundSmtpHost: '127.0.0.1',
     inboundMaxMessageBytes: 1024 * 1024,
+    inboundTls: undefined,
     inboundDomain: undefined,
     ...overrides,
   })

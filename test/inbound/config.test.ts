@@ -18,6 +18,15 @@ describe('inbound configuration', () => {
     expect(unsubscribeMailDomain(config)).toBe('in.example.com')
   })
 
+  it('takes STARTTLS files only as a pair', () => {
+    const tls = { INBOUND_TLS_KEY_FILE: '/etc/mx/key.pem', INBOUND_TLS_CERT_FILE: '/etc/mx/cert.pem' }
+    expect(loadConfig({ ...base, ...tls }).inboundTls).toEqual({
+      keyFile: '/etc/mx/key.pem',
+      certFile: '/etc/mx/cert.pem',
+    })
+    expect(() => loadConfig({ ...base, INBOUND_TLS_KEY_FILE: '/etc/mx/key.pem' })).toThrow(ConfigError)
+  })
+
   it('names every bad inbound variable', () => {
     expect(() => loadConfig({ ...base, INBOUND_SMTP_PORT: '70000', INBOUND_DOMAIN: 'not a domain' })).toThrow(
       ConfigError,

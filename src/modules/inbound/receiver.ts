@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import type { AppContext } from '../../context.js'
 import { createResolver } from '../../mail/dns.js'
 import { type InboundServer, startInboundServer } from '../../mail/inbound-server.js'
@@ -10,7 +11,9 @@ import { acceptsInboundRecipient, receiveInboundMessage } from './service.js'
 export async function startInboundReceiver(ctx: AppContext): Promise<InboundServer | undefined> {
   const port = ctx.config.inboundSmtpPort
   if (port === undefined) return undefined
+  const tls = ctx.config.inboundTls
   const server = await startInboundServer({
+    ...(tls ? { tls: { key: await readFile(tls.keyFile), cert: await readFile(tls.certFile) } } : {}),
     host: ctx.config.inboundSmtpHost,
     port,
     maxMessageBytes: ctx.config.inboundMaxMessageBytes,
