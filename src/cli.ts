@@ -7,6 +7,7 @@ import { jobs, loops } from './jobs/registry.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
 import { createLogger } from './logger.js'
 import { startDeliveryWorker } from './modules/delivery/worker.js'
+import { startInboundReceiver } from './modules/inbound/receiver.js'
 
 const usage = `Usage: mailroom <command>
 
@@ -31,6 +32,8 @@ async function run(command: string, config: Config): Promise<void> {
   await createQueues(ctx, jobs)
   if (role !== 'api') await startWorkers(ctx, jobs, loops)
   const outbox = role !== 'api' ? startDeliveryWorker(ctx) : undefined
+  // Closed by ctx.close(), before the database: mail is answered 250 only once stored.
+  if (role !== 'api') await startInboundReceiver(ctx)
   const app = role !== 'worker' ? await buildServer(ctx) : undefined
   if (app) await app.listen({ port: config.port, host: config.host })
   log.info(

@@ -47,6 +47,20 @@ const environmentSchema = z.object({
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().min(1).default('0.0.0.0'),
+  INBOUND_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  INBOUND_TLS_KEY_FILE: z.string().min(1).optional(),
+  INBOUND_TLS_CERT_FILE: z.string().min(1).optional(),
+  INBOUND_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'expected a domain name')
+    .transform((value) => value.toLowerCase())
+    .optional(),
 })
 
 export type Role = 'all' | 'api' | 'worker'
@@ -80,6 +94,14 @@ export type Config = Readonly<{
     minSent: number
   }>
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
+  /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
+  inboundSmtpPort: number | undefined
+  inboundSmtpHost: string
+  inboundMaxMessageBytes: number
+  /** PEM files for STARTTLS on the receiver; undefined: plain SMTP only. */
+  inboundTls: { keyFile: string; certFile: string } | undefined
+  /** Domain whose `unsubscribe+TOKEN@` mailboxes unsubscribe contacts (the mailto List-Unsubscribe form). */
+  inboundDomain: string | undefined
 }>
 
 export class ConfigError extends Error {
@@ -97,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const values = parsed.data
   if (values.MAIL_TRANSPORT === 'smtp' && !values.SMTP_URL) {
     throw new ConfigError(['SMTP_URL: required when MAIL_TRANSPORT is smtp'])
+  }
+  if ((values.INBOUND_TLS_KEY_FILE === undefined) !== (values.INBOUND_TLS_CERT_FILE === undefined)) {
+    throw new ConfigError(['INBOUND_TLS_KEY_FILE, INBOUND_TLS_CERT_FILE: set both or neither'])
   }
   const dataDir = path.resolve(values.DATA_DIR)
   return Object.freeze({
@@ -124,7 +149,23 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       minSent: values.REPUTATION_MIN_SENT,
     }),
     logLevel: values.LOG_LEVEL,
+    inboundSmtpPort: values.INBOUND_SMTP_PORT,
+    inboundSmtpHost: values.INBOUND_SMTP_HOST,
+    inboundMaxMessageBytes: values.INBOUND_MAX_MESSAGE_BYTES,
+    inboundTls:
+      values.INBOUND_TLS_KEY_FILE && values.INBOUND_TLS_CERT_FILE
+        ? { keyFile: values.INBOUND_TLS_KEY_FILE, certFile: values.INBOUND_TLS_CERT_FILE }
+        : undefined,
+    inboundDomain: values.INBOUND_DOMAIN,
   })
+}
+
+/**
+ * The domain of the mailto List-Unsubscribe address, or undefined when mail to it would not reach us: the
+ * address is offered only while the built-in receiver runs, so an unsubscribe by mail is never lost.
+ */
+export function unsubscribeMailDomain(config: Config): string | undefined {
+  return config.inboundSmtpPort === undefined ? undefined : config.inboundDomain
 }
 
 /** A generated secret is kept in the data dir so sessions and signed links survive a restart. */

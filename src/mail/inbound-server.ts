@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { hostname } from 'node:os'
-import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import { type AddressObject, simpleParser } from 'mailparser'
 import {
   SMTPServer,
   type SMTPServerDataStream,
@@ -10,32 +10,11 @@ import {
   type SMTPServerSession,
 } from 'smtp-server'
 import type { DnsResolver } from './dns.js'
-import { type AuthenticationVerdicts, authenticateMessage, type Verdict } from './inbound-verdicts.js'
+import { bodyOf, type InboundMessage } from './inbound-message.js'
+import { authenticateMessage } from './inbound-verdicts.js'
 import { mailauthResolver } from './mailauth-resolver.js'
 
-/** What the spec's `email.received` event carries, for one message received over SMTP. */
-export type InboundMessage = AuthenticationVerdicts & {
-  /** The Message-ID header without angle brackets; a generated UUID when the message has none. */
-  messageId: string
-  /** Envelope sender (MAIL FROM); the From header address for the null sender of bounces. */
-  from: string
-  /** The From header as written, display name included: `Alice <alice@example.com>`. */
-  fromHeader: string
-  /** First address of the To header; the first envelope recipient when there is none. */
-  to: string
-  subject: string
-  /** When the message was received (end of DATA), ISO 8601. */
-  timestamp: string
-  /** Envelope recipients (RCPT TO) that were accepted. */
-  recipients: string[]
-  /** Whether the message has a text or HTML body. */
-  hasContent: boolean
-  /** The HTML body, or the text body as simple HTML. Sender-controlled: sanitize before displaying it. */
-  body: string
-  spamVerdict: Verdict
-  virusVerdict: Verdict
-  processingTimeMillis: number
-}
+export type { InboundMessage }
 
 export type InboundServerOptions = {
   host: string
@@ -155,12 +134,6 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     ...verdicts,
     processingTimeMillis: Date.now() - startedAt,
   })
-}
-
-function bodyOf(parsed: ParsedMail): string {
-  if (typeof parsed.html === 'string' && parsed.html !== '') return parsed.html
-  // mailparser's own conversion escapes the text and links URLs; no content means an empty body.
-  return parsed.text ? (parsed.textAsHtml ?? '') : ''
 }
 
 function firstAddress(field: AddressObject | AddressObject[] | undefined): string | undefined {

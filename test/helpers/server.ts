@@ -8,8 +8,10 @@ import type { App } from '../../src/http/app-type.js'
 import { jobs, loops } from '../../src/jobs/registry.js'
 import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
+import type { InboundServer } from '../../src/mail/inbound-server.js'
 import type { Outbox } from '../../src/modules/delivery/outbox.js'
 import { type DeliveryWorkerOptions, startDeliveryWorker } from '../../src/modules/delivery/worker.js'
+import { startInboundReceiver } from '../../src/modules/inbound/receiver.js'
 import { createTestDatabase } from './database.js'
 
 export type TestServer = {
@@ -20,6 +22,8 @@ export type TestServer = {
   config: Config
   /** The delivery outbox, when the worker runs. */
   outbox: Outbox | undefined
+  /** The inbound SMTP receiver, when the worker runs and `inboundSmtpPort` is set (0: a random port). */
+  inbound: InboundServer | undefined
   close(): Promise<void>
 }
 
@@ -44,6 +48,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     authRateLimitPerMinute: 100_000,
     reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
     logLevel: 'silent',
+    inboundSmtpPort: undefined,
+    inboundSmtpHost: '127.0.0.1',
+    inboundMaxMessageBytes: 1024 * 1024,
+    inboundTls: undefined,
+    inboundDomain: undefined,
     ...overrides,
   })
 }
@@ -70,7 +79,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (worker) await startWorkers(ctx, jobs, loops)
   const outbox = worker ? startDeliveryWorker(ctx, options.delivery) : undefined
   const app = await buildServer(ctx)
+  let inbound: InboundServer | undefined
   try {
+    if (worker) inbound = await startInboundReceiver(ctx)
     options.routes?.(app, ctx)
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
@@ -87,6 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     config,
     outbox,
+    inbound,
     async close() {
       await app.close()
       await outbox?.stop()

@@ -32,5 +32,10 @@ export const domains = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [unique().on(table.projectId, table.domain), index().on(table.status, table.lastCheckedAt)],
+  (table) => [
+    unique().on(table.projectId, table.domain),
+    index().on(table.status, table.lastCheckedAt),
+    // Inbound mail finds every project owning a recipient's domain.
+    index().on(table.domain),
+  ],
 )

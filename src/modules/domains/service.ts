@@ -166,7 +166,8 @@ export async function deleteDomain(db: Executor, projectId: string, domainId: st
 
 export type SenderDomain = { id: string; domain: string; verified: boolean }
 
-function domainOf(address: string): string {
+/** The normalized (lower-case, ASCII) domain of an address, or of a bare domain. */
+export function domainOf(address: string): string {
   return normalizeDomain(address.slice(address.lastIndexOf('@') + 1))
 }
 

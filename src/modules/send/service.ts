@@ -1,3 +1,4 @@
+import { unsubscribeMailDomain } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { listUnsubscribeHeaders } from '../../mail/list-unsubscribe.js'
 import { renderEmail } from '../../mail/render.js'
@@ -66,7 +67,12 @@ export async function sendTransactional(
         headers: content.marketing
           ? {
               ...body.headers,
-              ...listUnsubscribeHeaders({ publicUrl: ctx.config.publicUrl, secret: ctx.config.secret, subject }),
+              ...listUnsubscribeHeaders({
+                publicUrl: ctx.config.publicUrl,
+                secret: ctx.config.secret,
+                subject,
+                inboundDomain: unsubscribeMailDomain(ctx.config),
+              }),
             }
           : body.headers,
         attachments,

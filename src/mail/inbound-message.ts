@@ -1,0 +1,36 @@
+import type { ParsedMail } from 'mailparser'
+import type { Verdict } from './inbound-verdicts.js'
+
+/** What the spec's `email.received` event carries, for one message received over SMTP or from SES. */
+export type InboundMessage = {
+  /** SMTP: the Message-ID header without angle brackets (a generated UUID when absent); SES: `mail.messageId`. */
+  messageId: string
+  /** Envelope sender (MAIL FROM); the From header address for the null sender of bounces. */
+  from: string
+  /** The From header as written, display name included: `Alice <alice@example.com>`. */
+  fromHeader: string
+  /** First address of the To header; the first envelope recipient when there is none. */
+  to: string
+  subject: string
+  /** When the message was received, ISO 8601. */
+  timestamp: string
+  /** Envelope recipients (RCPT TO) that were accepted. */
+  recipients: string[]
+  /** Whether the message has a text or HTML body. */
+  hasContent: boolean
+  /** The HTML body, or the text body as simple HTML. Sender-controlled: sanitize before displaying it. */
+  body: string
+  spamVerdict: Verdict
+  virusVerdict: Verdict
+  spfVerdict: Verdict
+  dkimVerdict: Verdict
+  dmarcVerdict: Verdict
+  processingTimeMillis: number
+}
+
+/** The HTML part, else the text part as escaped HTML, else ''. */
+export function bodyOf(parsed: ParsedMail): string {
+  if (typeof parsed.html === 'string' && parsed.html !== '') return parsed.html
+  // mailparser's own conversion escapes the text and links URLs; no content means an empty body.
+  return parsed.text ? (parsed.textAsHtml ?? '') : ''
+}
