@@ -1,5 +1,7 @@
+import { countDispatchedEvents } from '../modules/analytics/rollup.js'
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
+import { subscribeToEvents } from '../modules/events/bus.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
@@ -17,3 +19,10 @@ export const jobs: readonly JobDefinition[] = [
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */
 export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
+
+/**
+ * In-app subscribers of committed events; they run in worker processes, inside the dispatch transaction.
+ * Subscribed when this module loads (a Set, so loading it twice subscribes once).
+ */
+export const eventSubscribers = [countDispatchedEvents] as const
+for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)
