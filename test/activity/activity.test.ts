@@ -138,6 +138,7 @@ describe('GET /activity', () => {
       ['middle', 120],
       ['recent', 30],
     ])
+    await waitForDispatch(server, timed.project.id)
     const start = new Date(Date.now() - 150 * minuteMs).toISOString()
     const end = new Date(Date.now() - 60 * minuteMs).toISOString()
     const page = await feed(timed, `?startDate=${start}&endDate=${end}`)

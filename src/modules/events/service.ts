@@ -46,13 +46,14 @@ export type EventPage = { data: EventView[]; cursor: string; hasMore: boolean; t
 /**
  * One page of the project's events matching `filters` (SQL on alias `e`), newest first, keyset-paginated on
  * (created_at, id): a page never repeats or skips a row that was committed when the listing started.
- * Shared by the event list and the activity feed.
+ * Shared by the event list and the activity feed; `countTotal` replaces the first page's COUNT over the log.
  */
 export async function pageEvents(
   db: Executor,
   projectId: string,
   filters: readonly SQL[],
   page: { limit: number; cursor?: string | undefined },
+  countTotal?: () => Promise<number>,
 ): Promise<EventPage> {
   const where = sql.join([sql`e.project_id = ${projectId}`, ...filters], sql` AND `)
   let keyset = sql``
@@ -73,7 +74,8 @@ export async function pageEvents(
   const hasMore = result.rows.length > page.limit
   const last = rows.at(-1)
   let total = 0
-  if (!page.cursor) {
+  if (!page.cursor && countTotal) total = await countTotal()
+  else if (!page.cursor) {
     const counted = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`)
     total = counted.rows[0]?.total ?? 0
   }
