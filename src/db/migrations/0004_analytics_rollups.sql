@@ -19,8 +19,8 @@ CREATE TABLE "event_counts_hourly" (
 ALTER TABLE "campaign_event_counts" ADD CONSTRAINT "campaign_event_counts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "event_counts_hourly" ADD CONSTRAINT "event_counts_hourly_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "event_counts_hourly_project_id_hour_index" ON "event_counts_hourly" USING btree ("project_id","hour");--> statement-breakpoint
--- Backfill: count every event dispatched before the rollups existed (src/modules/analytics/rollup-sql.ts holds
--- the same statements; undispatched events are counted by the subscriber when the dispatcher hands them out).
+-- Backfill: count every event dispatched before the rollups existed (src/modules/analytics/rollup-sql.ts counts
+-- by the same rules; undispatched events are counted by the subscriber when the dispatcher hands them out).
 INSERT INTO "event_counts_hourly" AS c ("project_id", "name", "hour", "count", "unique_count")
 SELECT e.project_id, e.name, date_trunc('hour', e.created_at, 'UTC'), count(*), count(*) FILTER (WHERE CASE e.name
   WHEN 'email.open' THEN e.data->'isFirstOpen' IS DISTINCT FROM 'false'::jsonb

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { EventSubscriber } from '../events/bus.js'
-import { countCampaignEvents, countEventsHourly } from './rollup-sql.js'
+import { countEvents } from './rollup-sql.js'
 
 /**
  * Keeps the analytics rollups. It writes through the dispatcher's transaction, so the counts commit together
@@ -8,7 +8,5 @@ import { countCampaignEvents, countEventsHourly } from './rollup-sql.js'
  * subscriber failed) is counted when it is dispatched again.
  */
 export const countDispatchedEvents: EventSubscriber = async (events, { tx }) => {
-  const filter = sql`e.id = ANY(${sql.param(events.map((event) => event.id))}::uuid[])`
-  await tx.execute(countEventsHourly(filter))
-  await tx.execute(countCampaignEvents(filter))
+  await tx.execute(countEvents(sql`e.id = ANY(${sql.param(events.map((event) => event.id))}::uuid[])`))
 }
