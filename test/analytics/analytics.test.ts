@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { subscribeToEvents } from '../../src/modules/events/bus.js'
 import { addDomain } from '../helpers/domains.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
+import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, callAs, createAccount, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
-import { emailEvent, publish, waitForDispatch } from './helpers.js'
 
 let server: TestServer
 const from = 'hello@analytics.example.com'

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { callAs, createAccount, createContact } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
-import { emailEvent, publish, waitForDispatch } from './helpers.js'
 
 let server: TestServer
 

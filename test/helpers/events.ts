@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { expect, vi } from 'vitest'
 import { type EventInput, publishEvents } from '../../src/modules/events/bus.js'
-import { eventually } from '../helpers/emails.js'
-import type { TestServer } from '../helpers/server.js'
+import { eventually } from './emails.js'
+import type { TestServer } from './server.js'
 
 /** Publishes events as the modules that emit them do: inside a transaction. */
 export function publish(server: TestServer, inputs: EventInput[]) {
