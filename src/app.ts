@@ -12,6 +12,8 @@ import { registerAuth } from './http/auth.js'
 import { registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { validatorCompiler } from './http/validation.js'
+import { registerActivityRoutes } from './modules/activity/routes.js'
+import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
@@ -99,6 +101,8 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerTemplateRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
   registerReputationRoutes(app, ctx)
+  registerActivityRoutes(app, ctx)
+  registerAnalyticsRoutes(app, ctx)
 
   return app
 }

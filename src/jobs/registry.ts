@@ -1,3 +1,4 @@
+import { countDispatchedEvents } from '../modules/analytics/rollup.js'
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
 import { subscribeToEvents } from '../modules/events/bus.js'
@@ -21,7 +22,8 @@ export const jobs: readonly JobDefinition[] = [
 export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
 
 /**
- * Event-bus subscribers, registered once when this registry loads (the set ignores repeats). Only processes
- * that run `dispatchEventsLoop` call them.
+ * In-app subscribers of committed events; they run in worker processes, inside the dispatch transaction.
+ * Subscribed when this module loads (a Set, so loading it twice subscribes once).
  */
-subscribeToEvents(reputationSubscriber)
+const eventSubscribers = [reputationSubscriber, countDispatchedEvents] as const
+for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)

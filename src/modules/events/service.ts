@@ -33,15 +33,32 @@ export async function listEvents(
   projectId: string,
   query: EventListQuery,
   contactId?: string,
-): Promise<{ data: EventView[]; cursor: string; hasMore: boolean; total: number }> {
+): Promise<EventPage> {
   if (contactId) await getContact(db, projectId, contactId)
-  const filters: SQL[] = [sql`e.project_id = ${projectId}`]
+  const filters: SQL[] = []
   if (contactId) filters.push(sql`e.contact_id = ${contactId}`)
   if (query.name) filters.push(sql`e.name = ${query.name}`)
-  const where = sql.join(filters, sql` AND `)
+  return pageEvents(db, projectId, filters, query)
+}
+
+export type EventPage = { data: EventView[]; cursor: string; hasMore: boolean; total: number }
+
+/**
+ * One page of the project's events matching `filters` (SQL on alias `e`), newest first, keyset-paginated on
+ * (created_at, id): a page never repeats or skips a row that was committed when the listing started.
+ * Shared by the event list and the activity feed; `countTotal` replaces the first page's COUNT over the log.
+ */
+export async function pageEvents(
+  db: Executor,
+  projectId: string,
+  filters: readonly SQL[],
+  page: { limit: number; cursor?: string | undefined },
+  countTotal?: () => Promise<number>,
+): Promise<EventPage> {
+  const where = sql.join([sql`e.project_id = ${projectId}`, ...filters], sql` AND `)
   let keyset = sql``
-  if (query.cursor) {
-    const parts = decodeCursor(query.cursor, 2)
+  if (page.cursor) {
+    const parts = decodeCursor(page.cursor, 2)
     if (!parts || !timestampTextPattern.test(parts[0] ?? '') || !uuidPattern.test(parts[1] ?? '')) {
       throw new AppError('BAD_REQUEST', 'Invalid cursor')
     }
@@ -52,12 +69,13 @@ export async function listEvents(
     FROM events e LEFT JOIN contacts c ON c.id = e.contact_id
     WHERE ${where}${keyset}
     ORDER BY e.created_at DESC, e.id DESC
-    LIMIT ${query.limit + 1}`)
-  const rows = result.rows.slice(0, query.limit)
-  const hasMore = result.rows.length > query.limit
+    LIMIT ${page.limit + 1}`)
+  const rows = result.rows.slice(0, page.limit)
+  const hasMore = result.rows.length > page.limit
   const last = rows.at(-1)
   let total = 0
-  if (!query.cursor) {
+  if (!page.cursor && countTotal) total = await countTotal()
+  else if (!page.cursor) {
     const counted = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`)
     total = counted.rows[0]?.total ?? 0
   }
@@ -131,5 +149,7 @@ export async function deleteEventsByName(
   }
   const deleted = await db.execute(sql`DELETE FROM events WHERE project_id = ${projectId} AND name = ${name}`)
   if (!deleted.rowCount) throw new AppError('NOT_FOUND', 'No events with this name')
+  // The analytics rollups forget the name too, so top events and stats agree with the log.
+  await db.execute(sql`DELETE FROM event_counts_hourly WHERE project_id = ${projectId} AND name = ${name}`)
   return { event: name, deleted: deleted.rowCount }
 }

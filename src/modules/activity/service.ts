@@ -1,0 +1,118 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import { countEventsByName } from '../analytics/counts.js'
+import { dayMs, resolveRange } from '../analytics/period.js'
+import { percentOf } from '../analytics/rates.js'
+import type { ActivityStats, UpcomingActivity, UpcomingQuery } from './schemas.js'
+import { activityTypeOf } from './types.js'
+
+export { listActivity } from './feed.js'
+
+/** Counts per activity type over `[startDate, endDate)` (default: the last 30 days), from the rollups. */
+export async function getActivityStats(
+  db: Executor,
+  projectId: string,
+  query: { startDate?: Date; endDate?: Date },
+): Promise<ActivityStats> {
+  const { from, to } = resolveRange({ from: query.startDate, to: query.endDate }, { from: 'startDate', to: 'endDate' })
+  const counts = await countEventsByName(db, projectId, from, to)
+  const byType = new Map<string, number>()
+  const unique = new Map<string, number>()
+  for (const { name, count, uniqueCount } of counts) {
+    const type = activityTypeOf(name)
+    byType.set(type, (byType.get(type) ?? 0) + count)
+    unique.set(type, (unique.get(type) ?? 0) + uniqueCount)
+  }
+  const sent = byType.get('email.sent') ?? 0
+  const opened = unique.get('email.opened') ?? 0
+  const clicked = unique.get('email.clicked') ?? 0
+  return {
+    startDate: from,
+    endDate: to,
+    totalEvents: counts.reduce((sum, { count }) => sum + count, 0),
+    totalEmailsSent: sent,
+    totalEmailsDelivered: byType.get('email.delivered') ?? 0,
+    totalEmailsOpened: opened,
+    totalEmailsClicked: clicked,
+    totalEmailsBounced: byType.get('email.bounced') ?? 0,
+    totalEmailsComplained: byType.get('email.complaint') ?? 0,
+    // Workflow executions are counted here once workflows exist.
+    totalWorkflowsStarted: 0,
+    openRate: percentOf(opened, sent),
+    clickRate: percentOf(clicked, sent),
+    byType: [...byType]
+      .map(([type, count]) => ({ type, count }))
+      .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
+  }
+}
+
+const defaultRecentMinutes = 5
+
+/** Activity since `since` (default: the last 5 minutes), for "n new" badges. */
+export async function countRecentActivity(
+  db: Executor,
+  projectId: string,
+  query: { minutes?: number; since?: Date },
+): Promise<{ count: number; since: Date }> {
+  const now = new Date()
+  const since = query.since ?? new Date(now.getTime() - (query.minutes ?? defaultRecentMinutes) * 60_000)
+  if (since.getTime() >= now.getTime()) return { count: 0, since }
+  const counts = await countEventsByName(db, projectId, since, now)
+  return { count: counts.reduce((sum, { count }) => sum + count, 0), since }
+}
+
+/** The activity types that occur in the project, from the rollup (one row per name and hour). */
+export async function listActivityTypes(db: Executor, projectId: string): Promise<{ data: string[] }> {
+  const result = await db.execute<{ name: string }>(
+    sql`SELECT DISTINCT name FROM event_counts_hourly WHERE project_id = ${projectId}`,
+  )
+  return { data: [...new Set(result.rows.map((row) => activityTypeOf(row.name)))].sort() }
+}
+
+type ScheduledEmailRow = {
+  id: string
+  contact_id: string | null
+  email: string | null
+  subject: string
+  attempts: number
+  source_type: string
+  campaign_id: string | null
+  template_id: string | null
+  next_attempt_at: string
+}
+
+/**
+ * What is about to happen, soonest first: emails waiting in the outbox for a later attempt (a retry after a
+ * temporary failure). Scheduled campaigns and waiting workflow steps join this list when those modules exist.
+ */
+export async function listUpcomingActivity(
+  db: Executor,
+  projectId: string,
+  query: UpcomingQuery,
+): Promise<{ data: UpcomingActivity[] }> {
+  const until = new Date(Date.now() + query.daysAhead * dayMs)
+  const result = await db.execute<ScheduledEmailRow>(sql`
+    SELECT m.id, m.contact_id, c.email, m.subject, m.attempts, m.source_type, m.campaign_id, m.template_id,
+      m.next_attempt_at
+    FROM emails m LEFT JOIN contacts c ON c.id = m.contact_id
+    WHERE m.project_id = ${projectId} AND m.status = 'QUEUED' AND m.next_attempt_at > now()
+      AND m.next_attempt_at <= ${until}
+    ORDER BY m.next_attempt_at, m.id
+    LIMIT ${query.limit}`)
+  return {
+    data: result.rows.map((row) => ({
+      id: row.id,
+      type: 'email.scheduled',
+      timestamp: new Date(row.next_attempt_at),
+      contact: row.contact_id && row.email !== null ? { id: row.contact_id, email: row.email } : null,
+      data: {
+        emailId: row.id,
+        subject: row.subject,
+        attempts: row.attempts,
+        sourceType: row.source_type,
+        campaignId: row.campaign_id,
+        templateId: row.template_id,
+      },
+    })),
+  }
+}

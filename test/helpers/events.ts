@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm'
+import { expect, vi } from 'vitest'
+import { type EventInput, publishEvents } from '../../src/modules/events/bus.js'
+import { eventually } from './emails.js'
+import type { TestServer } from './server.js'
+
+/** Publishes events as the modules that emit them do: inside a transaction. */
+export function publish(server: TestServer, inputs: EventInput[]) {
+  return server.ctx.db.transaction((tx) => publishEvents(tx, inputs))
+}
+
+/**
+ * Waits until the dispatcher has handed out every event of the project. The rollups are written in the same
+ * transaction as the dispatch mark, so after this the analytics see every event.
+ */
+export async function waitForDispatch(server: TestServer, projectId: string): Promise<void> {
+  await vi.waitFor(async () => {
+    const pending = await server.ctx.db.execute<{ pending: number }>(
+      sql`SELECT count(*)::int AS pending FROM events WHERE project_id = ${projectId} AND dispatched_at IS NULL`,
+    )
+    expect(pending.rows[0]?.pending).toBe(0)
+  }, eventually)
+}
+
+/** The email events of one sent email, with the spec's base fields. */
+export function emailEvent(
+  projectId: string,
+  contactId: string,
+  emailId: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  campaignId: string | null = null,
+): EventInput {
+  return {
+    projectId,
+    contactId,
+    name,
+    data: {
+      subject: 'Hello',
+      from: 'hello@analytics.example.com',
+      fromName: '',
+      messageId: `${emailId}@analytics.example.com`,
+      emailId,
+      templateId: null,
+      campaignId,
+      sourceType: campaignId ? 'CAMPAIGN' : 'TRANSACTIONAL',
+      ...extra,
+    },
+  }
+}
