@@ -12,6 +12,7 @@ import { registerAuth } from './http/auth.js'
 import { registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { validatorCompiler } from './http/validation.js'
+import { amazonSnsTrust, type SnsTrust } from './mail/sns.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
@@ -28,11 +29,17 @@ import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
+import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
 
+export type ServerOptions = {
+  /** Which SNS certificates and subscription URLs to trust; Amazon's own hosts unless a test gives its own. */
+  snsTrust?: SnsTrust
+}
+
 /** Builds the HTTP API on a context. Call `listen` (entry point) or `inject` (tests) on the result. */
-export async function buildServer(ctx: AppContext): Promise<App> {
+export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
   const loggerInstance: FastifyBaseLogger = ctx.log
   const app = Fastify({
     loggerInstance,
@@ -95,6 +102,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
+  await registerWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
 
   return app
 }

@@ -1,6 +1,7 @@
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
 import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
+import { expireFeedbackReceiptsJob } from '../modules/feedback/jobs.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import type { JobDefinition } from './define.js'
 import type { LoopDefinition } from './loop.js'
@@ -13,6 +14,7 @@ export const jobs: readonly JobDefinition[] = [
   importContactsJob,
   bulkContactsJob,
   endSnoozesJob,
+  expireFeedbackReceiptsJob,
 ]
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */

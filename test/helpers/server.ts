@@ -8,6 +8,7 @@ import type { App } from '../../src/http/app-type.js'
 import { jobs, loops } from '../../src/jobs/registry.js'
 import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
+import type { SnsTrust } from '../../src/mail/sns.js'
 import type { Outbox } from '../../src/modules/delivery/outbox.js'
 import { type DeliveryWorkerOptions, startDeliveryWorker } from '../../src/modules/delivery/worker.js'
 import { createTestDatabase } from './database.js'
@@ -33,6 +34,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     mailTransport: 'capture',
     smtpUrl: undefined,
     sesRegion: 'us-east-1',
+    snsTopicArns: [],
     dnsServers: [],
     redisUrl: undefined,
     secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -56,6 +58,8 @@ export type TestServerOptions = {
   worker?: boolean
   /** Outbox settings for the worker, e.g. a DKIM key resolver or a shorter poll. */
   delivery?: DeliveryWorkerOptions
+  /** SNS certificates and subscription URLs to trust (see sns-signer.ts); Amazon's hosts otherwise. */
+  snsTrust?: SnsTrust
 }
 
 /** The whole app (API and, by default, the worker) on a fresh database, listening on a random loopback port. */
@@ -68,7 +72,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await createQueues(ctx, jobs)
   if (worker) await startWorkers(ctx, jobs, loops)
   const outbox = worker ? startDeliveryWorker(ctx, options.delivery) : undefined
-  const app = await buildServer(ctx)
+  const app = await buildServer(ctx, options.snsTrust ? { snsTrust: options.snsTrust } : {})
   try {
     options.routes?.(app, ctx)
     await app.listen({ port: 0, host: '127.0.0.1' })
