@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js'
 import { type ComposeJob, senderDomain } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
+import { failSuppressedEmails } from '../feedback/suppressions.js'
 import { createNotificationListener } from './listener.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
@@ -112,6 +113,22 @@ function toComposeJob(
     },
     ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
   }
+}
+
+/**
+ * Claims due emails and fails, instead of sending, those whose address was suppressed (a bounce or a
+ * complaint) after they were queued: one query per claimed batch.
+ */
+async function claimUnsuppressedEmails(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+  const claimed = await claimDueEmails(db, limit, leaseSeconds)
+  if (claimed.length === 0) return claimed
+  const suppressed = new Set(
+    await failSuppressedEmails(
+      db,
+      claimed.map((email) => email.id),
+    ),
+  )
+  return suppressed.size === 0 ? claimed : claimed.filter((email) => !suppressed.has(email.id))
 }
 
 /**
@@ -236,7 +253,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           waitingForRoom = false
           continue
         }
-        const claimed = await claimDueEmails(ctx.db, batchSize, leaseSeconds)
+        const claimed = await claimUnsuppressedEmails(ctx.db, batchSize, leaseSeconds)
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
         if (claimed.length > 0) await dispatch(claimed)
