@@ -76,16 +76,17 @@ export function retryDelaySeconds(attempts: number, policy: RetryPolicy, random 
   return delay * (0.8 + 0.4 * random())
 }
 
-function describeFailure(err: unknown): { permanent: boolean; error: string } {
+function describeFailure(err: unknown): { permanent: boolean; bounce: boolean; error: string } {
   if (err instanceof TransportError) {
     return {
       permanent: err.permanent,
+      bounce: err.permanent && err.bounce,
       error: (err.code ? `${err.code} ${err.message}` : err.message).slice(0, maxErrorLength),
     }
   }
   // A message that cannot be built now never will be; anything else (database, a worker thread) may pass later.
   const message = err instanceof Error ? err.message : String(err)
-  return { permanent: err instanceof ComposeError, error: message.slice(0, maxErrorLength) }
+  return { permanent: err instanceof ComposeError, bounce: false, error: message.slice(0, maxErrorLength) }
 }
 
 function toComposeJob(
@@ -200,7 +201,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       if (state !== 'killed') recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() })
     } catch (err) {
       if (state === 'killed') return
-      const { permanent, error } = describeFailure(err)
+      const { permanent, bounce, error } = describeFailure(err)
+      if (bounce) return recorder.bounced({ id: email.id, error })
       const expired = email.createdAt.getTime() + retryPolicy.maxAgeSeconds * 1_000 <= Date.now()
       if (permanent || expired || email.attempts >= retryPolicy.maxAttempts) {
         recorder.failed({
