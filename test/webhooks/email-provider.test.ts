@@ -3,6 +3,7 @@ import { and, count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { contacts, events, suppressions } from '../../src/db/schema/index.js'
 import type { SnsMessage } from '../../src/mail/sns.js'
+import { expireFeedbackReceiptsJob } from '../../src/modules/feedback/jobs.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { type Account, createAccount, createContact } from '../helpers/factories.js'
 import { type HttpReceiver, startHttpReceiver } from '../helpers/http-receiver.js'
@@ -289,6 +290,25 @@ describe('POST /webhooks/email-provider', () => {
     expect(await eventCount()).toBe(before)
   })
 
+  it('a daily job forgets notification ids older than a week', async () => {
+    const sent = await sentEmail()
+    const old = signer.notification(sesEvent('event-open', sent.providerMessageId))
+    const fresh = signer.notification(sesEvent('event-open', sent.providerMessageId))
+    expect(await deliver(old)).toBe('applied')
+    expect(await deliver(fresh)).toBe('applied')
+    await server.ctx.pool.query("UPDATE feedback_receipts SET received_at = now() - interval '8 days' WHERE id = $1", [
+      `sns:${old.MessageId}`,
+    ])
+    await server.ctx.boss.send(expireFeedbackReceiptsJob.name, {})
+    const receipts = async () =>
+      (
+        await server.ctx.pool.query('SELECT id FROM feedback_receipts WHERE id = ANY($1)', [
+          [`sns:${old.MessageId}`, `sns:${fresh.MessageId}`],
+        ])
+      ).rows.map((row) => row.id)
+    await vi.waitFor(async () => expect(await receipts()).toEqual([`sns:${fresh.MessageId}`]), eventually)
+  })
+
   describe('subscription confirmation', () => {
     function confirmation(subscribeUrl: string) {
       return signer.notification('You have chosen to subscribe to the topic.', {
@@ -331,30 +351,38 @@ describe('POST /webhooks/email-provider', () => {
   })
 })
 
-describe('SNS_TOPIC_ARNS', () => {
+describe('SNS_TOPIC_ARNS and the rate limit', () => {
   let server: TestServer
 
   beforeAll(async () => {
     server = await startTestServer({
       worker: false,
       snsTrust: signer.trust,
-      config: { snsTopicArns: ['arn:aws:sns:eu-west-1:123456789012:mailroom'] },
+      config: { snsTopicArns: ['arn:aws:sns:eu-west-1:123456789012:mailroom'], rateLimitPerMinute: 2 },
     })
   })
   afterAll(() => server.close())
 
+  const post = (envelope: SnsMessage) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/webhooks/email-provider',
+      headers: { 'content-type': 'text/plain; charset=UTF-8' },
+      payload: JSON.stringify(envelope),
+    })
+
   it('refuses correctly signed messages from other topics', async () => {
-    const post = (envelope: SnsMessage) =>
-      server.app.inject({
-        method: 'POST',
-        url: '/webhooks/email-provider',
-        headers: { 'content-type': 'text/plain; charset=UTF-8' },
-        payload: JSON.stringify(envelope),
-      })
     const event = sesEvent('event-delivery', 'unknown')
     expect((await post(signer.notification(event))).statusCode).toBe(403)
     const allowed = await post(signer.notification(event, { TopicArn: 'arn:aws:sns:eu-west-1:123456789012:mailroom' }))
     expect(allowed.statusCode).toBe(200)
     expect(allowed.json()).toEqual({ success: true, data: { outcome: 'unknown_email' } })
+  })
+
+  it('does not rate-limit SNS: a burst of feedback is all taken', async () => {
+    const topic = { TopicArn: 'arn:aws:sns:eu-west-1:123456789012:mailroom' }
+    for (let index = 0; index < 5; index += 1) {
+      expect((await post(signer.notification(sesEvent('event-open', `burst-${index}`), topic))).statusCode).toBe(200)
+    }
   })
 })

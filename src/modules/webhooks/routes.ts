@@ -18,7 +18,9 @@ export async function registerWebhookRoutes(app: App, ctx: AppContext, trust: Sn
     scope.post(
       '/webhooks/email-provider',
       {
-        config: { auth: 'none' },
+        // SNS posts feedback in bursts as large as a campaign, from few addresses; a 429 would lose reports
+        // after SNS's few retries. Unsigned requests are refused before any database work.
+        config: { auth: 'none', rateLimit: false },
         schema: { tags: ['internal'], response: { 200: providerResult } },
       },
       async (request) => ({
