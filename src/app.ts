@@ -12,6 +12,7 @@ import { registerAuth } from './http/auth.js'
 import { registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { validatorCompiler } from './http/validation.js'
+import { amazonSnsTrust, type SnsTrust } from './mail/sns.js'
 import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
@@ -32,11 +33,17 @@ import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerTrackingRoutes } from './modules/tracking/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
+import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
 
+export type ServerOptions = {
+  /** Which SNS certificates and subscription URLs to trust; Amazon's own hosts unless a test gives its own. */
+  snsTrust?: SnsTrust
+}
+
 /** Builds the HTTP API on a context. Call `listen` (entry point) or `inject` (tests) on the result. */
-export async function buildServer(ctx: AppContext): Promise<App> {
+export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
   const loggerInstance: FastifyBaseLogger = ctx.log
   const app = Fastify({
     loggerInstance,
@@ -103,6 +110,7 @@ export async function buildServer(ctx: AppContext): Promise<App> {
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
+  await registerWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
 
   return app
 }

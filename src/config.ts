@@ -26,6 +26,13 @@ const environmentSchema = z.object({
     .optional()
     .transform((value) => (value ? value.split(',').map((server) => server.trim()) : []))
     .pipe(z.array(hostPort)),
+  SNS_TOPIC_ARNS: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.split(',').map((arn) => arn.trim()) : []))
+    .pipe(
+      z.array(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, 'expected an SNS topic ARN')),
+    ),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -74,6 +81,8 @@ export type Config = Readonly<{
   mailTransport: 'capture' | 'smtp' | 'ses'
   smtpUrl: string | undefined
   sesRegion: string
+  /** SNS topics whose notifications /webhooks/email-provider accepts; empty accepts any correctly signed topic. */
+  snsTopicArns: readonly string[]
   dnsServers: readonly string[]
   redisUrl: string | undefined
   secret: string
@@ -133,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     mailTransport: values.MAIL_TRANSPORT,
     smtpUrl: values.SMTP_URL,
     sesRegion: values.SES_REGION,
+    snsTopicArns: values.SNS_TOPIC_ARNS,
     dnsServers: values.DNS_SERVERS,
     redisUrl: values.REDIS_URL,
     secret: values.SECRET ?? readOrCreateSecret(dataDir),

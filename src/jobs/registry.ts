@@ -3,6 +3,7 @@ import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob 
 import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
 import { subscribeToEvents } from '../modules/events/bus.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
+import { expireFeedbackReceiptsJob } from '../modules/feedback/jobs.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import { reputationSubscriber } from '../modules/reputation/subscriber.js'
 import type { JobDefinition } from './define.js'
@@ -16,6 +17,7 @@ export const jobs: readonly JobDefinition[] = [
   importContactsJob,
   bulkContactsJob,
   endSnoozesJob,
+  expireFeedbackReceiptsJob,
 ]
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */

@@ -22,13 +22,20 @@ export type SnsTrust = {
   /** Whether a signing certificate may be fetched from this URL at all. */
   isTrustedCertificateUrl(url: URL): boolean
   fetchCertificate(url: URL): Promise<string>
+  /** Whether a `SubscribeURL` may be fetched to confirm a subscription (anything else would be SSRF). */
+  isTrustedSubscribeUrl(url: URL): boolean
 }
 
 const snsHost = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/
 
+/** An https URL on an SNS host itself, on the default port. */
+export function isAmazonSnsUrl(url: URL): boolean {
+  return url.protocol === 'https:' && snsHost.test(url.hostname) && url.port === ''
+}
+
 /** Only certificates served by SNS itself over https, so a forged message cannot point at its own key. */
 export function isAmazonSnsCertificateUrl(url: URL): boolean {
-  return url.protocol === 'https:' && snsHost.test(url.hostname) && url.pathname.endsWith('.pem') && url.port === ''
+  return isAmazonSnsUrl(url) && url.pathname.endsWith('.pem')
 }
 
 const certificateCache = new Map<string, Promise<string>>()
@@ -43,6 +50,7 @@ async function downloadCertificate(url: URL): Promise<string> {
 
 export const amazonSnsTrust: SnsTrust = {
   isTrustedCertificateUrl: isAmazonSnsCertificateUrl,
+  isTrustedSubscribeUrl: isAmazonSnsUrl,
   fetchCertificate(url) {
     const key = url.toString()
     let pending = certificateCache.get(key)

@@ -80,13 +80,13 @@ describe('SMTP refusals', () => {
     await sink.close()
   })
 
-  it('fails an email for good on a 5xx, with the server reply as the reason', async () => {
+  it('gives up on an email at a 5xx, with the server reply as the reason (a refused recipient is a bounce)', async () => {
     const account = await createAccount(server)
     const [id = ''] = await enqueue(server, account.project.id, [testEmail({ to: { email: 'gone@example.org' } })])
 
     await vi.waitFor(async () => {
       const [row] = await findEmails(server, [id])
-      expect(row?.status).toBe('FAILED')
+      expect(row?.status).toBe('BOUNCED')
     }, eventually)
     const [row] = await findEmails(server, [id])
     expect(row?.lastError).toMatch(/^550 .*No such user here/)

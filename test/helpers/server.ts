@@ -9,6 +9,7 @@ import { jobs, loops } from '../../src/jobs/registry.js'
 import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
 import type { InboundServer } from '../../src/mail/inbound-server.js'
+import type { SnsTrust } from '../../src/mail/sns.js'
 import type { Outbox } from '../../src/modules/delivery/outbox.js'
 import { type DeliveryWorkerOptions, startDeliveryWorker } from '../../src/modules/delivery/worker.js'
 import { startInboundReceiver } from '../../src/modules/inbound/receiver.js'
@@ -37,6 +38,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     mailTransport: 'capture',
     smtpUrl: undefined,
     sesRegion: 'us-east-1',
+    snsTopicArns: [],
     dnsServers: [],
     redisUrl: undefined,
     secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -66,6 +68,8 @@ export type TestServerOptions = {
   worker?: boolean
   /** Outbox settings for the worker, e.g. a DKIM key resolver or a shorter poll. */
   delivery?: DeliveryWorkerOptions
+  /** SNS certificates and subscription URLs to trust (see sns-signer.ts); Amazon's hosts otherwise. */
+  snsTrust?: SnsTrust
 }
 
 /** The whole app (API and, by default, the worker) on a fresh database, listening on a random loopback port. */
@@ -78,7 +82,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await createQueues(ctx, jobs)
   if (worker) await startWorkers(ctx, jobs, loops)
   const outbox = worker ? startDeliveryWorker(ctx, options.delivery) : undefined
-  const app = await buildServer(ctx)
+  const app = await buildServer(ctx, options.snsTrust ? { snsTrust: options.snsTrust } : {})
   let inbound: InboundServer | undefined
   try {
     if (worker) inbound = await startInboundReceiver(ctx)

@@ -15,6 +15,10 @@ export type SmtpReply = { code: number; message: string }
 export type SmtpSinkOptions = {
   /** Return a reply to refuse RCPT TO for that recipient (550 permanent, 451 temporary...). */
   failWith?: (rcpt: string) => SmtpReply | undefined
+  /** Return a reply to refuse MAIL FROM for that sender. */
+  failMailFromWith?: (from: string) => SmtpReply | undefined
+  /** Return a reply to refuse a message at the end of DATA (after its bytes arrived), by its recipients. */
+  failDataWith?: (rcpts: string[]) => SmtpReply | undefined
   /** Defaults to true: clients may send without AUTH, and any credentials are accepted. */
   authOptional?: boolean
   /** Defaults to false. When true the server offers STARTTLS with smtp-server's built-in self-signed certificate. */
@@ -78,12 +82,17 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       credentials.set(session.id, { username: auth.username ?? '', password: auth.password ?? '' })
       callback(null, { user: auth.username ?? 'anonymous' })
     },
+    onMailFrom(address, _session, callback) {
+      callback(refuseAddress(address, options.failMailFromWith))
+    },
     onRcptTo(address, _session, callback) {
-      callback(refuseRecipient(address, options.failWith))
+      callback(refuseAddress(address, options.failWith))
     },
     onData(stream, session, callback) {
       receiveMessage(stream, session, credentials.get(session.id))
         .then(async (message) => {
+          const refusal = options.failDataWith?.(message.envelope.to)
+          if (refusal) return callback(smtpError(refusal))
           if (holding) {
             held.push(session.id)
             arrivals.emit(HELD)
@@ -131,12 +140,15 @@ function buildServerOptions(options: SmtpSinkOptions): SMTPServerOptions {
   }
 }
 
-function refuseRecipient(
+function refuseAddress(
   address: SMTPServerAddress,
-  failWith: SmtpSinkOptions['failWith'],
+  failWith: ((address: string) => SmtpReply | undefined) | undefined,
 ): SMTPServerError | undefined {
   const reply = failWith?.(address.address)
-  if (!reply) return undefined
+  return reply ? smtpError(reply) : undefined
+}
+
+function smtpError(reply: SmtpReply): SMTPServerError {
   const err: SMTPServerError = new Error(reply.message)
   err.responseCode = reply.code
   return err

@@ -1,5 +1,11 @@
 import { randomUUID, sign } from 'node:crypto'
-import { isAmazonSnsCertificateUrl, type SnsMessage, type SnsTrust, snsStringToSign } from '../../src/mail/sns.js'
+import {
+  isAmazonSnsCertificateUrl,
+  isAmazonSnsUrl,
+  type SnsMessage,
+  type SnsTrust,
+  snsStringToSign,
+} from '../../src/mail/sns.js'
 import { createSelfSignedCertificate } from './self-signed-certificate.js'
 
 export type SnsSigner = {
@@ -30,6 +36,7 @@ export function createSnsSigner(name = 'sns-test'): SnsSigner {
   certificates.set(certificateUrl, certificate)
   const trust: SnsTrust = {
     isTrustedCertificateUrl: isAmazonSnsCertificateUrl,
+    isTrustedSubscribeUrl: isAmazonSnsUrl,
     fetchCertificate: async (url) => {
       const pem = certificates.get(url.toString())
       if (pem === undefined) throw new Error(`unexpected certificate URL ${url}`)

@@ -4,8 +4,10 @@ import { parseSesInbound } from '../../src/mail/ses-inbound.js'
 import { handleSesInboundNotification } from '../../src/modules/inbound/service.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, createAccount } from '../helpers/factories.js'
+import { createSnsSigner } from '../helpers/sns-signer.js'
 import { contactOf, eventsNamed } from './helpers.js'
 
+const signer = createSnsSigner('inbound')
 let env: ServerWithDns
 let owner: Account
 let pending: Account
@@ -16,7 +18,7 @@ function fixture(name: string): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  env = await startServerWithDns()
+  env = await startServerWithDns({ snsTrust: signer.trust })
   owner = await createAccount(env.server, 'Owner')
   pending = await createAccount(env.server, 'Pending')
   stranger = await createAccount(env.server, 'Stranger')
@@ -77,6 +79,23 @@ describe('SES Received notifications', () => {
     const events = await eventsNamed(env.server, 'email.received')
     expect(events.map((event) => [event.project_id, event.data.recipients, event.data.hasContent])).toEqual([
       [owner.project.id, ['recipient@example.com'], false],
+    ])
+  })
+
+  it('arrive through POST /webhooks/email-provider as signed SNS notifications', async () => {
+    const notification = signer.notification(fixture('received-sns-action'))
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await fetch(`${env.server.url}/webhooks/email-provider`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain; charset=UTF-8' },
+        body: JSON.stringify(notification),
+      })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ success: true, data: { outcome: 'inbound' } })
+    }
+    const events = await eventsNamed(env.server, 'email.received')
+    expect(events.map((event) => [event.project_id, event.data.to])).toEqual([
+      [owner.project.id, 'recipient@example.com'],
     ])
   })
 

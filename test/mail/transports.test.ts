@@ -60,8 +60,8 @@ describe('the SMTP transport', () => {
       transport.send({ ...message, envelope: { ...message.envelope, to: ['later@example.org'] } }),
     )
     await transport.close()
-    expect([gone.permanent, gone.code]).toEqual([true, '550'])
-    expect([later.permanent, later.code]).toEqual([false, '452'])
+    expect([gone.permanent, gone.code, gone.bounce]).toEqual([true, '550', true])
+    expect([later.permanent, later.code, later.bounce]).toEqual([false, '452', false])
   })
 
   it('reports a refused connection as temporary', async () => {

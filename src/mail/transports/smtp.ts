@@ -5,12 +5,18 @@ import { type OutgoingMessage, type Transport, TransportError } from './transpor
 
 export type SmtpTransportOptions = { maxConnections?: number }
 
+// The commands whose 5xx reply is about the recipient or this message: a bounce. A 5xx to MAIL FROM or
+// AUTH is about our sender or account and says nothing about the address.
+const bounceCommands = new Set(['RCPT TO', 'DATA'])
+
 /** SMTP 5xx (except 503) is permanent; 4xx, lost connections, timeouts and refused logins are retried. */
 export function classifySmtpError(err: unknown): TransportError {
   const error = err as NodemailerError
   const message = error.response ?? error.message ?? String(err)
   const code = error.responseCode ? String(error.responseCode) : error.code
-  if (error.permanent === true) return new TransportError(message, true, code)
+  if (error.permanent === true) {
+    return new TransportError(message, true, code, bounceCommands.has(error.command ?? ''))
+  }
   // An envelope refused without a server reply means the addresses themselves are unusable.
   if (error.code === 'EENVELOPE' && error.responseCode === undefined) return new TransportError(message, true, code)
   return new TransportError(message, false, code)

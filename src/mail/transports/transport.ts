@@ -18,13 +18,18 @@ export type Transport = {
   close(options?: { force?: boolean }): Promise<void>
 }
 
-/** A refusal the outbox can act on: permanent ones fail the email, the others are retried later. */
+/**
+ * A refusal the outbox can act on: permanent ones fail the email, the others are retried later. `bounce`
+ * marks a permanent refusal of the recipient or of the message by the receiving server, which says the
+ * address must not be mailed again; other permanent ones (our sender refused, bad credentials) do not.
+ */
 export class TransportError extends Error {
   override name = 'TransportError'
   constructor(
     message: string,
     readonly permanent: boolean,
     readonly code?: string,
+    readonly bounce = false,
   ) {
     super(message)
   }

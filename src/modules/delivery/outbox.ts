@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js'
 import { type ComposeJob, senderDomain } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
+import { failSuppressedEmails } from '../feedback/suppressions.js'
 import { createNotificationListener } from './listener.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
@@ -79,16 +80,17 @@ export function retryDelaySeconds(attempts: number, policy: RetryPolicy, random 
   return delay * (0.8 + 0.4 * random())
 }
 
-function describeFailure(err: unknown): { permanent: boolean; error: string } {
+function describeFailure(err: unknown): { permanent: boolean; bounce: boolean; error: string } {
   if (err instanceof TransportError) {
     return {
       permanent: err.permanent,
+      bounce: err.permanent && err.bounce,
       error: (err.code ? `${err.code} ${err.message}` : err.message).slice(0, maxErrorLength),
     }
   }
   // A message that cannot be built now never will be; anything else (database, a worker thread) may pass later.
   const message = err instanceof Error ? err.message : String(err)
-  return { permanent: err instanceof ComposeError, error: message.slice(0, maxErrorLength) }
+  return { permanent: err instanceof ComposeError, bounce: false, error: message.slice(0, maxErrorLength) }
 }
 
 function toComposeJob(
@@ -120,6 +122,22 @@ function toComposeJob(
       ? { tracking: { ...tracking, emailId: email.id, projectId: email.projectId, contactId: email.contactId } }
       : {}),
   }
+}
+
+/**
+ * Claims due emails and fails, instead of sending, those whose address was suppressed (a bounce or a
+ * complaint) after they were queued: one query per claimed batch.
+ */
+async function claimUnsuppressedEmails(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+  const claimed = await claimDueEmails(db, limit, leaseSeconds)
+  if (claimed.length === 0) return claimed
+  const suppressed = new Set(
+    await failSuppressedEmails(
+      db,
+      claimed.map((email) => email.id),
+    ),
+  )
+  return suppressed.size === 0 ? claimed : claimed.filter((email) => !suppressed.has(email.id))
 }
 
 /**
@@ -191,7 +209,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       if (state !== 'killed') recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() })
     } catch (err) {
       if (state === 'killed') return
-      const { permanent, error } = describeFailure(err)
+      const { permanent, bounce, error } = describeFailure(err)
+      if (bounce) return recorder.bounced({ id: email.id, error })
       const expired = email.createdAt.getTime() + retryPolicy.maxAgeSeconds * 1_000 <= Date.now()
       if (permanent || expired || email.attempts >= retryPolicy.maxAttempts) {
         recorder.failed({
@@ -244,7 +263,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           waitingForRoom = false
           continue
         }
-        const claimed = await claimDueEmails(ctx.db, batchSize, leaseSeconds)
+        const claimed = await claimUnsuppressedEmails(ctx.db, batchSize, leaseSeconds)
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
         if (claimed.length > 0) await dispatch(claimed)

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { publishEvents } from '../events/bus.js'
+import { applyEmailFeedback } from '../feedback/service.js'
 import { emailSentEvent } from './events.js'
 import {
   type FailedUpdate,
@@ -15,13 +16,17 @@ export type OutcomeRecorder = {
   sent(update: SentUpdate): void
   retry(update: RetryUpdate): void
   failed(update: FailedUpdate): void
+  /** A permanent refusal of the recipient by the receiving server: failed, then applied as a permanent bounce. */
+  bounced(update: FailedUpdate): void
   /** Writes everything recorded so far; resolves once it is in the database. */
   drain(): Promise<void>
   /** Drops what is not written yet, as a killed process would. */
   discard(): void
 }
 
-type Batch = { sent: SentUpdate[]; retry: RetryUpdate[]; failed: FailedUpdate[] }
+type Batch = { sent: SentUpdate[]; retry: RetryUpdate[]; failed: FailedUpdate[]; bounced: FailedUpdate[] }
+
+const emptyBatch = (): Batch => ({ sent: [], retry: [], failed: [], bounced: [] })
 
 const flushDelayMs = 5
 const flushBatchSize = 50
@@ -33,11 +38,11 @@ const failedFlushDelayMs = 1_000
  * that fails keeps its outcomes and tries again, so an accepted email is never left to be resent.
  */
 export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorder {
-  let pending: Batch = { sent: [], retry: [], failed: [] }
+  let pending = emptyBatch()
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> | undefined
 
-  const size = () => pending.sent.length + pending.retry.length + pending.failed.length
+  const size = () => pending.sent.length + pending.retry.length + pending.failed.length + pending.bounced.length
 
   const write = async (batch: Batch) => {
     await db.transaction(async (tx) => {
@@ -45,6 +50,11 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
       await publishEvents(tx, sent.map(emailSentEvent))
       await markEmailsForRetry(tx, batch.retry)
       await markEmailsFailed(tx, batch.failed)
+      // Bounces are rare: one feedback application each (status, event, unsubscribe, suppression) is fine.
+      const at = new Date()
+      for (const id of await markEmailsFailed(tx, batch.bounced)) {
+        await applyEmailFeedback(tx, { emailId: id }, { kind: 'bounce', bounceType: 'Permanent', at })
+      }
     })
   }
 
@@ -54,13 +64,14 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
     timer = undefined
     if (size() === 0) return Promise.resolve()
     const batch = pending
-    pending = { sent: [], retry: [], failed: [] }
+    pending = emptyBatch()
     flushing = write(batch)
       .catch((err: unknown) => {
         log.error({ err }, 'recording email outcomes failed; retrying')
         pending.sent.push(...batch.sent)
         pending.retry.push(...batch.retry)
         pending.failed.push(...batch.failed)
+        pending.bounced.push(...batch.bounced)
         return new Promise<void>((resolve) => setTimeout(resolve, failedFlushDelayMs))
       })
       .finally(() => {
@@ -89,12 +100,16 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
       pending.failed.push(update)
       schedule()
     },
+    bounced(update) {
+      pending.bounced.push(update)
+      schedule()
+    },
     async drain() {
       while (flushing || size() > 0) await flush()
     },
     discard() {
       clearTimeout(timer)
-      pending = { sent: [], retry: [], failed: [] }
+      pending = emptyBatch()
     },
   }
 }

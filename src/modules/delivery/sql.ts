@@ -196,11 +196,14 @@ export async function markEmailsForRetry(db: Executor, updates: RetryUpdate[]): 
 
 export type FailedUpdate = { id: string; error: string }
 
-export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): Promise<void> {
-  if (updates.length === 0) return
-  await db.execute(sql`
+/** Returns the ids it changed: only rows still leased, as for `markEmailsSent`. */
+export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): Promise<string[]> {
+  if (updates.length === 0) return []
+  const result = await db.execute<{ id: string }>(sql`
     UPDATE emails AS e
     SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = v.error, updated_at = now()
     FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, error text)
-    WHERE e.id = v.id AND e.status = 'SENDING'`)
+    WHERE e.id = v.id AND e.status = 'SENDING'
+    RETURNING e.id`)
+  return result.rows.map((row) => row.id)
 }

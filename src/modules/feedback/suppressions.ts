@@ -44,3 +44,30 @@ export async function findSuppressed(
     )
   return new Map(rows.map((row) => [row.email, row.reason]))
 }
+
+/** What a refused email's `last_error` says, by why its address is suppressed. */
+export const suppressedEmailErrors: Record<SuppressionReason, string> = {
+  bounce: 'suppressed: earlier mail to this address bounced permanently',
+  complaint: 'suppressed: the address complained about earlier mail',
+}
+
+/**
+ * Fails, instead of sending, those of `emailIds` (queued or being sent) whose address is on their project's
+ * suppression list, with the reason in `last_error`; returns their ids. One statement: the send route calls
+ * it on the emails it just stored, the outbox on each batch it claims (an address suppressed after its email
+ * was queued).
+ */
+export async function failSuppressedEmails(db: Executor, emailIds: readonly string[]): Promise<string[]> {
+  if (emailIds.length === 0) return []
+  const result = await db.execute<{ id: string }>(sql`
+    UPDATE emails AS e
+    SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, updated_at = now(),
+        last_error = CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
+          ELSE ${suppressedEmailErrors.bounce} END
+    FROM suppressions AS s
+    WHERE e.id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(emailIds)}::jsonb))
+      AND e.status IN ('QUEUED', 'SENDING')
+      AND s.project_id = e.project_id AND s.email = lower(e.to_email)
+    RETURNING e.id`)
+  return result.rows.map((row) => row.id)
+}

@@ -6,6 +6,7 @@ import { subscriptionUrls } from '../../mail/subscription-links.js'
 import { upsertContact } from '../contacts/service.js'
 import { enqueueEmails, type NewEmail, wakeOutbox } from '../delivery/service.js'
 import { assertSenderAllowed } from '../domains/service.js'
+import { failSuppressedEmails } from '../feedback/suppressions.js'
 import type { IdempotencyClaim } from '../idempotency/service.js'
 import { claimIdempotencyKey } from '../idempotency/service.js'
 import { decodeAttachments } from './attachments.js'
@@ -83,6 +84,8 @@ export async function sendTransactional(
       })
     }
     const emailIds = await enqueueEmails(tx, projectId, emails)
+    // A bounced or complained address gets no mail: its email is stored FAILED with the reason.
+    await failSuppressedEmails(tx, emailIds)
     return {
       emails: contacts.map((contact, index) => ({ contact, email: emailIds[index] ?? '' })),
       timestamp: new Date().toISOString(),

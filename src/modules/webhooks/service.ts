@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import type { AppContext } from '../../context.js'
+import { AppError } from '../../errors.js'
+import type { Logger } from '../../logger.js'
+import { parseSesNotification } from '../../mail/ses-notifications.js'
+import { type SnsMessage, type SnsTrust, snsMessage, verifySnsSignature } from '../../mail/sns.js'
+import { handleSesInboundNotification } from '../inbound/service.js'
+import { applySesFeedback, type FeedbackOutcome } from './ses.js'
+
+export type ProviderOutcome = FeedbackOutcome | 'confirmed' | 'inbound'
+
+const forbidden = (message: string) => new AppError('FORBIDDEN', message)
+
+/**
+ * `POST /webhooks/email-provider`: an Amazon SNS message. Anything not signed by a certificate `trust` accepts
+ * (or from a topic outside `SNS_TOPIC_ARNS`, when set) is refused with 403 and changes nothing.
+ */
+export async function receiveProviderMessage(
+  ctx: AppContext,
+  trust: SnsTrust,
+  body: unknown,
+): Promise<ProviderOutcome> {
+  const parsed = snsMessage.safeParse(body)
+  if (!parsed.success) throw forbidden('Not a signed Amazon SNS message')
+  const message = parsed.data
+  const topics = ctx.config.snsTopicArns
+  if (topics.length > 0 && !topics.includes(message.TopicArn)) {
+    throw forbidden('Messages from this SNS topic are not accepted')
+  }
+  if (!(await verifySnsSignature(message, trust))) throw forbidden('Invalid SNS signature')
+
+  switch (message.Type) {
+    case 'SubscriptionConfirmation':
+      await confirmSubscription(trust, message, ctx.log)
+      return 'confirmed'
+    case 'UnsubscribeConfirmation':
+      ctx.log.warn({ topicArn: message.TopicArn }, 'SNS subscription ended')
+      return 'ignored'
+    case 'Notification':
+      if (isInboundMail(message.Message)) {
+        const received = await handleSesInboundNotification(ctx, message.Message)
+        if (received.kind === 'ignored') {
+          ctx.log.warn({ notificationId: message.MessageId, reason: received.reason }, 'SES inbound mail ignored')
+        }
+        return 'inbound'
+      }
+      return applySesFeedback(ctx.db, ctx.log, message.MessageId, parseSesNotification(message.Message))
+  }
+}
+
+const inboundHead = z.object({ notificationType: z.literal('Received') })
+
+function isInboundMail(message: string): boolean {
+  try {
+    return inboundHead.safeParse(JSON.parse(message)).success
+  } catch {
+    return false
+  }
+}
+
+/** Confirms by fetching `SubscribeURL`, only on a host `trust` accepts (anything else would be SSRF). */
+async function confirmSubscription(trust: SnsTrust, message: SnsMessage, log: Logger): Promise<void> {
+  let url: URL | undefined
+  try {
+    url = message.SubscribeURL ? new URL(message.SubscribeURL) : undefined
+  } catch {
+    url = undefined
+  }
+  if (!url || !trust.isTrustedSubscribeUrl(url)) {
+    throw new AppError('BAD_REQUEST', 'SubscribeURL must be an https URL on an Amazon SNS host')
+  }
+  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(10_000) }).catch(
+    (err: unknown) => {
+      log.error({ err, topicArn: message.TopicArn }, 'confirming the SNS subscription failed')
+      return undefined
+    },
+  )
+  await response?.body?.cancel()
+  if (!response?.ok) {
+    // 503 makes SNS send the confirmation again, so a passing outage does not lose the subscription.
+    throw new AppError('SERVICE_UNAVAILABLE', 'Could not confirm the SNS subscription; try again')
+  }
+  log.info({ topicArn: message.TopicArn }, 'SNS subscription confirmed')
+}
