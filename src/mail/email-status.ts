@@ -1,4 +1,4 @@
-import type { SesFeedback } from './ses-notifications.js'
+import type { SesBounceType, SesFeedback } from './ses-notifications.js'
 
 export const emailStatuses = [
   'QUEUED',
@@ -39,8 +39,11 @@ export function nextEmailStatus(current: EmailStatus, incoming: EmailStatus | un
   return statusPrecedence[incoming] > statusPrecedence[current] ? incoming : current
 }
 
-/** The status an SES event reports, or undefined when it reports none (transient bounce, delay, ignored). */
-export function statusOfFeedback(feedback: SesFeedback): EmailStatus | undefined {
+/** What decides the status a report gives: an SES event, or one of our own reports (tracking, SMTP replies). */
+export type StatusReport = { kind: SesFeedback['kind']; bounceType?: SesBounceType }
+
+/** The status a report gives, or undefined when it gives none (transient bounce, delay, ignored). */
+export function statusOfFeedback(feedback: StatusReport): EmailStatus | undefined {
   switch (feedback.kind) {
     case 'send':
       return 'SENT'

@@ -2,6 +2,7 @@ import { simpleParser } from 'mailparser'
 import { z } from 'zod'
 import { bodyOf, type InboundMessage } from './inbound-message.js'
 import type { Verdict } from './inbound-verdicts.js'
+import { messageJson } from './sns.js'
 
 /**
  * Amazon SES email receiving: the `Message` of an SNS notification from a receipt rule (`notificationType`
@@ -57,14 +58,8 @@ type Received = z.infer<typeof received>
 
 /** Reads one SNS `Message`; never throws (a message that will never parse must not be retried by SNS). */
 export async function parseSesInbound(message: unknown): Promise<SesInbound> {
-  let json: unknown = message
-  if (typeof message === 'string') {
-    try {
-      json = JSON.parse(message)
-    } catch {
-      return { kind: 'ignored', reason: 'not JSON' }
-    }
-  }
+  const json = messageJson(message)
+  if (json === undefined) return { kind: 'ignored', reason: 'not JSON' }
   if (typeof json !== 'object' || json === null || !('notificationType' in json)) {
     return { kind: 'ignored', reason: 'not an SES receiving notification' }
   }

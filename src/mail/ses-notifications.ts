@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { messageJson } from './sns.js'
 
 /**
  * Amazon SES feedback, as delivered in the `Message` of an SNS notification, normalized into one shape.
@@ -166,14 +167,8 @@ const head = z.object({ eventType: text, notificationType: text })
 
 /** Never throws: anything that is not a well-formed feedback event we act on comes back as `ignored`. */
 export function parseSesNotification(message: unknown): SesFeedback {
-  let json: unknown = message
-  if (typeof message === 'string') {
-    try {
-      json = JSON.parse(message)
-    } catch {
-      return { kind: 'ignored', reason: 'not JSON' }
-    }
-  }
+  const json = messageJson(message)
+  if (json === undefined) return { kind: 'ignored', reason: 'not JSON' }
   const parsedHead = head.safeParse(json)
   const type = parsedHead.success ? (parsedHead.data.eventType ?? parsedHead.data.notificationType) : undefined
   if (type === undefined) return { kind: 'ignored', reason: 'neither eventType nor notificationType' }

@@ -18,6 +18,16 @@ export const snsMessage = z.object({
 })
 export type SnsMessage = z.infer<typeof snsMessage>
 
+/** An SNS `Message` (a JSON string, or already parsed) as JSON; undefined when the string is not JSON. */
+export function messageJson(message: unknown): unknown {
+  if (typeof message !== 'string') return message
+  try {
+    return JSON.parse(message)
+  } catch {
+    return undefined
+  }
+}
+
 export type SnsTrust = {
   /** Whether a signing certificate may be fetched from this URL at all. */
   isTrustedCertificateUrl(url: URL): boolean

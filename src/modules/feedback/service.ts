@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { Transaction } from '../../db/client.js'
 import { emails } from '../../db/schema/index.js'
-import { type EmailStatus, nextEmailStatus } from '../../mail/email-status.js'
+import { type EmailStatus, nextEmailStatus, statusOfFeedback } from '../../mail/email-status.js'
 import { setContactSubscription } from '../contacts/service.js'
 import { emailEvent } from '../delivery/events.js'
 import { publishEvents } from '../events/bus.js'
@@ -26,21 +26,6 @@ type EmailChanges = Partial<
   >
 >
 type Outcome = { changes: EmailChanges; event?: { name: string; extra: Record<string, unknown> } }
-
-function statusOf(feedback: EmailFeedback): EmailStatus | undefined {
-  switch (feedback.kind) {
-    case 'delivery':
-      return 'DELIVERED'
-    case 'open':
-      return 'OPENED'
-    case 'click':
-      return 'CLICKED'
-    case 'bounce':
-      return feedback.bounceType === 'Permanent' ? 'BOUNCED' : undefined
-    case 'complaint':
-      return 'COMPLAINED'
-  }
-}
 
 /**
  * The counters and first-seen moments a report changes, and the `email.*` event it emits. Opens and clicks
@@ -120,7 +105,7 @@ export async function applyEmailFeedback(
   if (!email) return undefined
 
   const { changes, event } = outcomeOf(email, feedback)
-  const status = nextEmailStatus(email.status, statusOf(feedback))
+  const status = nextEmailStatus(email.status, statusOfFeedback(feedback))
   if (status !== email.status) changes.status = status
   if (Object.keys(changes).length > 0) {
     await tx
