@@ -90,6 +90,11 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
     })
 }
 
+/** Outcomes of a batch where every item succeeded (lookups: a missing row is a value, not an error). */
+export function allOk<O>(values: readonly O[]): Outcome<O>[] {
+  return values.map((value) => ({ ok: true, value }))
+}
+
 /** Runs `one` for each item, sequentially, settling each on its own: the fallback after a batch failed. */
 export async function settleEach<I, O>(items: readonly I[], one: (item: I) => Promise<O>): Promise<Outcome<O>[]> {
   const outcomes: Outcome<O>[] = []

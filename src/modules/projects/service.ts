@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
-import { createBatcher } from '../../db/batcher.js'
+import { allOk, createBatcher } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
 import { memberships, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
@@ -57,7 +57,7 @@ export function batchedKeyLookup(
   const lookup = createBatcher<KeyLookup, AuthProject | undefined>({
     maxSize: 256,
     maxInFlight: 2,
-    run: async (items) => (await findProjectsByKeys(db, items)).map((value) => ({ ok: true, value })),
+    run: async (items) => allOk(await findProjectsByKeys(db, items)),
   })
   return (kind, key) => lookup({ kind, key })
 }

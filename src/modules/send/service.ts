@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js'
 import { wakeOutbox } from '../delivery/service.js'
-import { assertSenderAllowed } from '../domains/service.js'
+import { assertSenderAllowedBatched } from '../domains/service.js'
 import type { IdempotencyClaim } from '../idempotency/service.js'
 import { acceptEmails } from './accept.js'
 import { decodeAttachments } from './attachments.js'
@@ -28,7 +28,7 @@ export async function sendTransactional(
   claim: IdempotencyClaim | undefined,
 ): Promise<SendResult> {
   const content = await resolveSendContent(ctx.db, projectId, body)
-  await assertSenderAllowed(ctx.db, ctx.config, projectId, content.from.email)
+  await assertSenderAllowedBatched(ctx.db, ctx.config, projectId, content.from.email)
   const attachments = decodeAttachments(
     body.attachments,
     Buffer.byteLength(content.body),
