@@ -281,14 +281,18 @@ export async function insertImportedContacts(
   return new Set(result.rows.map((row) => row.email))
 }
 
-/** Merges the batch into existing contacts; returns the ids whose subscription really flipped. */
+/**
+ * Merges the batch into existing contacts; returns the ids whose subscription really flipped (only those come
+ * back: thousands of result rows per batch were garbage that pushed the import's memory up).
+ */
 export async function updateImportedContacts(
   db: Executor,
   projectId: string,
   rows: readonly ImportedContact[],
 ): Promise<{ id: string; subscribed: boolean }[]> {
   if (rows.length === 0) return []
-  const result = await db.execute<{ id: string; subscribed: boolean; flipped: boolean }>(sql`
+  const result = await db.execute<{ id: string; subscribed: boolean }>(sql`
+    WITH updated AS (
     UPDATE contacts c SET
       subscribed = coalesce(input.subscribed, c.subscribed),
       snoozed_until = CASE WHEN input.subscribed IS NULL THEN c.snoozed_until END,
@@ -304,6 +308,8 @@ export async function updateImportedContacts(
       FOR UPDATE OF existing
     ) AS input
     WHERE c.id = input.id
-    RETURNING c.id, c.subscribed, input.previous_subscribed <> c.subscribed AS flipped`)
-  return result.rows.filter((row) => row.flipped)
+    RETURNING c.id, c.subscribed, input.previous_subscribed <> c.subscribed AS flipped
+    )
+    SELECT id, subscribed FROM updated WHERE flipped`)
+  return result.rows
 }
