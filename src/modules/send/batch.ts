@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js'
-import { batcherPer, settleEach } from '../../db/batcher.js'
+import { batcherPer, type Outcome, settleEach } from '../../db/batcher.js'
 import { upsertContacts } from '../contacts/service.js'
 import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
 import { normalizeEmail } from '../users/service.js'
@@ -11,7 +11,7 @@ import { composeEmail, type RecipientEmail } from './compose.js'
  * upsert, one outbox insert per project) and each answers after that commit. Any failure rolls the batch
  * back and retries its requests one by one on the single path, so only the failing request fails.
  */
-async function acceptMany(ctx: AppContext, items: RecipientEmail[]) {
+async function acceptMany(ctx: AppContext, items: RecipientEmail[]): Promise<Outcome<AcceptedEmail>[]> {
   try {
     const accepted = await ctx.db.transaction(async (tx) => {
       const upserted = await upsertContacts(
