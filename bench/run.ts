@@ -22,6 +22,8 @@ function machine() {
     memoryGb: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
     postgres: process.env.DATABASE_URL ? 'server (DATABASE_URL)' : 'embedded',
+    // Other work on the machine moves throughput; CPU per request (cpuMsPerRequest) moves much less.
+    loadAverage: os.loadavg().map((load) => Number(load.toFixed(2))),
   }
 }
 

@@ -24,7 +24,7 @@ import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
-import { findMemberProject, findProjectByKey } from './modules/projects/service.js'
+import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
@@ -81,7 +81,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(swaggerUi, { routePrefix: '/docs' })
 
   registerAuth(app, {
-    findProjectByKey: (kind, key) => findProjectByKey(ctx.db, kind, key),
+    findProjectByKey: batchedKeyLookup(ctx.db),
     findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
     userIdFromSession: (token) => userIdFromSessionToken(ctx.config.secret, token),
   })

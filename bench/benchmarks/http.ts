@@ -40,6 +40,7 @@ export function httpBenchmark(spec: HttpBenchmarkSpec): Benchmark {
             body: JSON.stringify(spec.body(account)),
           },
           quick ? quickPlan : fullPlan,
+          server.cpuMs,
         )
         return { ...result, serverPeakRssMb: server.peakRssMb() }
       } finally {

@@ -23,14 +23,28 @@ export type RunPlan = { warmupSeconds: number; runs: number; runSeconds: number;
 export const fullPlan: RunPlan = { warmupSeconds: 3, runs: 3, runSeconds: 10, connections: 32 }
 export const quickPlan: RunPlan = { warmupSeconds: 1, runs: 1, runSeconds: 2, connections: 8 }
 
-/** Warm-up, then several measured runs; the median run by throughput is the headline. */
-export async function measure(spec: Omit<LoadSpec, 'connections' | 'durationSeconds'>, plan: RunPlan) {
+export type CpuClock = () => { server: number; postgres: number }
+
+/**
+ * Warm-up, then several measured runs; the median run by throughput is the headline. With a CPU clock it also
+ * reports CPU milliseconds per request over the measured runs, which other load on the machine disturbs far
+ * less than throughput does.
+ */
+export async function measure(spec: Omit<LoadSpec, 'connections' | 'durationSeconds'>, plan: RunPlan, cpu?: CpuClock) {
   await runLoad({ ...spec, connections: plan.connections, durationSeconds: plan.warmupSeconds })
+  const before = cpu?.()
   const runs: LoadResult[] = []
   for (let i = 0; i < plan.runs; i++) {
     runs.push(await runLoad({ ...spec, connections: plan.connections, durationSeconds: plan.runSeconds }))
   }
+  const after = cpu?.()
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0)
+  const perRequest = (used: number) => Math.round((used / Math.max(1, requests)) * 1000) / 1000
+  const cpuMsPerRequest =
+    before && after
+      ? { server: perRequest(after.server - before.server), postgres: perRequest(after.postgres - before.postgres) }
+      : undefined
   const byThroughput = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)
   const median = byThroughput[Math.floor(byThroughput.length / 2)] ?? runs[0]
-  return { connections: plan.connections, runSeconds: plan.runSeconds, median, runs }
+  return { connections: plan.connections, runSeconds: plan.runSeconds, median, cpuMsPerRequest, runs }
 }

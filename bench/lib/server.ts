@@ -16,6 +16,8 @@ export type BenchServer = {
   peakRssMb(): number
   resetPeak(): void
   rssMb(): number
+  /** CPU time used so far by the server process and by its embedded PostgreSQL (all its processes). */
+  cpuMs(): { server: number; postgres: number }
   stop(): Promise<void>
 }
 
@@ -26,6 +28,29 @@ function rssKb(pid: number): number {
   } catch {
     return 0
   }
+}
+
+// utime + stime (fields 14 and 15 of /proc/<pid>/stat) in clock ticks, 100 per second on Linux.
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10
+  } catch {
+    return 0
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** Every process below pid (the embedded PostgreSQL postmaster and its backends), pid excluded. */
+function descendants(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendants(child)])
 }
 
 /**
@@ -76,6 +101,7 @@ export async function startBenchServer(
       peakKb = rssKb(pid)
     },
     rssMb: () => Math.round(rssKb(pid) / 1024),
+    cpuMs: () => ({ server: cpuMsOf(pid), postgres: descendants(pid).reduce((sum, child) => sum + cpuMsOf(child), 0) }),
     async stop() {
       clearInterval(sampler)
       child.kill('SIGTERM')

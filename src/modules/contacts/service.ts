@@ -8,7 +8,7 @@ import { subscriptionEventName } from '../events/names.js'
 import { normalizeEmail } from '../users/service.js'
 import { emptyDataPatch, resolveContactData } from './data-rules.js'
 import type { ContactCreate, ContactUpdate, ContactView } from './schemas.js'
-import { toContactView, updateContactRow, upsertContactRow } from './sql.js'
+import { toContactView, updateContactRow, upsertContactRow, upsertContactRows } from './sql.js'
 
 export type ContactUpsertInput = {
   email: string
@@ -67,6 +67,46 @@ export async function upsertContact(
     requestData: { ...contact.data, ...patch.transient },
     events: events.map((event) => ({ id: event.id, createdAt: publishedAt })),
   }
+}
+
+/** One contact of `upsertContacts`: the input of `upsertContact` without an explicit subscription. */
+export type BatchContactUpsert = {
+  projectId: string
+  email: string
+  data?: Record<string, unknown>
+  subscribedIfNew: boolean
+  event?: { name: string; data?: Record<string, unknown> }
+}
+
+/**
+ * `upsertContact` for many contacts in one statement (group commit of /v1/track and /v1/send), results in
+ * input order. Requests with an explicit `subscribed` take `upsertContact`: only they can flip a subscription.
+ * Each (project, email) at most once per call.
+ */
+export async function upsertContacts(
+  db: Executor,
+  inputs: readonly BatchContactUpsert[],
+): Promise<ContactUpsertResult[]> {
+  const prepared = inputs.map((input) => ({
+    projectId: input.projectId,
+    email: normalizeEmail(input.email),
+    subscribedIfNew: input.subscribedIfNew,
+    patch: resolveContactData(input.data),
+    event: input.event && { id: randomUUID(), name: input.event.name, data: input.event.data ?? {} },
+  }))
+  const rows = await upsertContactRows(db, prepared)
+  return prepared.map((input, index) => {
+    const row = rows[index]
+    if (row?.ord !== index) throw new Error('batched contact upsert lost a row')
+    const contact = toContactView(row)
+    return {
+      contact,
+      isNew: row.inserted,
+      subscriptionChanged: false,
+      requestData: { ...contact.data, ...input.patch.transient },
+      events: input.event ? [{ id: input.event.id, createdAt: new Date(row.published_at) }] : [],
+    }
+  })
 }
 
 export async function publishSubscriptionChange(

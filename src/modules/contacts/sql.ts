@@ -113,6 +113,66 @@ export async function upsertContactRow(
   return row
 }
 
+/** One contact of a multi-row upsert: no explicit subscription (those take `upsertContactRow`). */
+export type BatchUpsertInput = {
+  projectId: string
+  email: string
+  subscribedIfNew: boolean
+  patch: ContactDataPatch
+  event?: ContactEventInput
+}
+
+export type BatchUpsertRow = ContactRow & { ord: number; inserted: boolean; published_at: string }
+
+/**
+ * `upsertContactRow` for many contacts (of any projects) in one statement, with at most one event each: the
+ * group-commit path of /v1/track and /v1/send. Without an explicit `subscribed` nothing locks or reads the
+ * previous row and no subscription can flip, so the statement needs no `previous` step. (project, email) must
+ * be unique within the batch. Rows insert in (project, email) order, so concurrent batches queue on their
+ * row locks instead of deadlocking. Rows come back in input order.
+ */
+export async function upsertContactRows(db: Executor, inputs: readonly BatchUpsertInput[]): Promise<BatchUpsertRow[]> {
+  if (inputs.length === 0) return []
+  const rows = inputs.map((input, ord) => ({
+    ord,
+    project_id: input.projectId,
+    email: input.email,
+    subscribed: input.subscribedIfNew,
+    data: input.patch.set,
+    unset: input.patch.unset.length > 0 ? input.patch.unset : null,
+    event_id: input.event?.id ?? null,
+    event_name: input.event?.name ?? null,
+    event_data: input.event?.data ?? null,
+  }))
+  // The per-row key removal costs a lookup per conflicting row, so it is only there when some row needs it.
+  const unset = rows.some((row) => row.unset)
+    ? sql`(SELECT coalesce(input.unset, '{}') FROM input
+          WHERE input.project_id = excluded.project_id AND input.email = excluded.email)`
+    : sql`'{}'::text[]`
+  const result = await db.execute<BatchUpsertRow>(sql`
+    WITH input AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS i(ord int, project_id uuid, email text,
+        subscribed boolean, data jsonb, unset text[], event_id uuid, event_name text, event_data jsonb)
+    ), written AS (
+      INSERT INTO contacts AS c (project_id, email, subscribed, data)
+      SELECT project_id, email, subscribed, data FROM input ORDER BY project_id, email
+      ON CONFLICT (project_id, email) DO UPDATE SET
+        data = (c.data - ${unset}) || excluded.data,
+        updated_at = now()
+      RETURNING ${contactColumns}, project_id, (xmax = 0) AS inserted
+    ), published AS (
+      INSERT INTO events (id, project_id, contact_id, name, data)
+      SELECT input.event_id, input.project_id, written.id, input.event_name, input.event_data
+      FROM input JOIN written ON written.project_id = input.project_id AND written.email = input.email
+      WHERE input.event_name IS NOT NULL
+    )
+    SELECT input.ord, written.id, written.email, written.subscribed, written.snoozed_until, written.data,
+      written.created_at, written.updated_at, written.inserted, now() AS published_at
+    FROM input JOIN written ON written.project_id = input.project_id AND written.email = input.email
+    ORDER BY input.ord`)
+  return result.rows
+}
+
 export type ContactChanges = {
   email?: string
   subscribed?: boolean
@@ -221,14 +281,18 @@ export async function insertImportedContacts(
   return new Set(result.rows.map((row) => row.email))
 }
 
-/** Merges the batch into existing contacts; returns the ids whose subscription really flipped. */
+/**
+ * Merges the batch into existing contacts; returns the ids whose subscription really flipped (only those come
+ * back: thousands of result rows per batch were garbage that pushed the import's memory up).
+ */
 export async function updateImportedContacts(
   db: Executor,
   projectId: string,
   rows: readonly ImportedContact[],
 ): Promise<{ id: string; subscribed: boolean }[]> {
   if (rows.length === 0) return []
-  const result = await db.execute<{ id: string; subscribed: boolean; flipped: boolean }>(sql`
+  const result = await db.execute<{ id: string; subscribed: boolean }>(sql`
+    WITH updated AS (
     UPDATE contacts c SET
       subscribed = coalesce(input.subscribed, c.subscribed),
       snoozed_until = CASE WHEN input.subscribed IS NULL THEN c.snoozed_until END,
@@ -244,6 +308,8 @@ export async function updateImportedContacts(
       FOR UPDATE OF existing
     ) AS input
     WHERE c.id = input.id
-    RETURNING c.id, c.subscribed, input.previous_subscribed <> c.subscribed AS flipped`)
-  return result.rows.filter((row) => row.flipped)
+    RETURNING c.id, c.subscribed, input.previous_subscribed <> c.subscribed AS flipped
+    )
+    SELECT id, subscribed FROM updated WHERE flipped`)
+  return result.rows
 }

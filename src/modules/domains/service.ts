@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
-import type { Executor } from '../../db/client.js'
+import { allOk, batcherPer } from '../../db/batcher.js'
+import type { Database, Executor } from '../../db/client.js'
 import { domains, templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { decryptPrivateKey, encryptPrivateKey, generateDkimKeyPair } from '../../mail/dkim-keys.js'
@@ -183,10 +184,48 @@ export async function assertSenderAllowed(
   fromAddress: string,
 ): Promise<SenderDomain> {
   const domain = domainOf(fromAddress)
-  const [row] = await db
-    .select({ id: domains.id, domain: domains.domain, status: domains.status })
-    .from(domains)
-    .where(and(eq(domains.projectId, projectId), eq(domains.domain, domain)))
+  const [row] = await findSenderDomains(db, [{ projectId, domain }])
+  return senderRule(config, fromAddress, domain, row)
+}
+
+/**
+ * `assertSenderAllowed` for the hot /v1/send path: the lookups of concurrent requests share one query
+ * (src/db/batcher.ts). Reads the committed state through the pool, so not for use inside a transaction.
+ */
+export async function assertSenderAllowedBatched(
+  db: Database,
+  config: Pick<Config, 'mailTransport'>,
+  projectId: string,
+  fromAddress: string,
+): Promise<SenderDomain> {
+  const domain = domainOf(fromAddress)
+  return senderRule(config, fromAddress, domain, await senderLookupOf(db)({ projectId, domain }))
+}
+
+type SenderKey = { projectId: string; domain: string }
+type SenderRow = { project_id: string; id: string; domain: string; status: DomainRow['status'] }
+
+async function findSenderDomains(db: Executor, keys: readonly SenderKey[]): Promise<(SenderRow | undefined)[]> {
+  const result = await db.execute<SenderRow>(sql`
+    SELECT d.project_id, d.id, d.domain, d.status FROM domains d
+    JOIN unnest(${sql.param(keys.map((key) => key.projectId))}::uuid[], ${sql.param(keys.map((key) => key.domain))}::text[])
+      AS k(project_id, domain) ON d.project_id = k.project_id AND d.domain = k.domain`)
+  const found = new Map(result.rows.map((row) => [`${row.project_id} ${row.domain}`, row]))
+  return keys.map((key) => found.get(`${key.projectId} ${key.domain}`))
+}
+
+const senderLookupOf = batcherPer((db: Database) => ({
+  maxSize: 256,
+  maxInFlight: 2,
+  run: async (keys: SenderKey[]) => allOk(await findSenderDomains(db, keys)),
+}))
+
+function senderRule(
+  config: Pick<Config, 'mailTransport'>,
+  fromAddress: string,
+  domain: string,
+  row: SenderRow | undefined,
+): SenderDomain {
   if (!row) {
     throw new AppError('FORBIDDEN', `Sender domain ${domain || fromAddress} is not registered to this project`, {
       suggestion: 'Add the domain with POST /domains and create its DNS records',

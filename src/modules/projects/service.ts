@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
+import { allOk, createBatcher } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
 import { memberships, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
@@ -26,15 +27,41 @@ const viewColumns = {
   updatedAt: projects.updatedAt,
 }
 
-/** Keys are read on every API request and never cached, so a rotation takes effect on the next request. */
-export async function findProjectByKey(
+export type KeyLookup = { kind: 'public' | 'secret'; key: string }
+
+/** Many key lookups in one statement (the auth batcher's), results in input order. Keys are never cached. */
+export async function findProjectsByKeys(
   db: Executor,
-  kind: 'public' | 'secret',
-  key: string,
-): Promise<AuthProject | undefined> {
-  const column = kind === 'public' ? projects.publicKey : projects.secretKey
-  const [project] = await db.select(authColumns).from(projects).where(eq(column, key))
-  return project
+  lookups: readonly KeyLookup[],
+): Promise<(AuthProject | undefined)[]> {
+  const keysOf = (kind: KeyLookup['kind']) => lookups.filter((lookup) => lookup.kind === kind).map(({ key }) => key)
+  const rows = await db
+    .select({ ...authColumns, publicKey: projects.publicKey, secretKey: projects.secretKey })
+    .from(projects)
+    .where(
+      sql`${projects.publicKey} = ANY(${sql.param(keysOf('public'))}::text[]) OR ${projects.secretKey} = ANY(${sql.param(keysOf('secret'))}::text[])`,
+    )
+  const byKey = new Map<string, AuthProject>()
+  for (const { publicKey, secretKey, ...project } of rows) {
+    byKey.set(`public:${publicKey}`, project)
+    byKey.set(`secret:${secretKey}`, project)
+  }
+  return lookups.map(({ kind, key }) => byKey.get(`${kind}:${key}`))
+}
+
+/**
+ * Key lookups of concurrent requests gathered into one query (see createBatcher); still no cache, so a
+ * rotated key fails on the very next request.
+ */
+export function batchedKeyLookup(
+  db: Executor,
+): (kind: KeyLookup['kind'], key: string) => Promise<AuthProject | undefined> {
+  const lookup = createBatcher<KeyLookup, AuthProject | undefined>({
+    maxSize: 256,
+    maxInFlight: 2,
+    run: async (items) => allOk(await findProjectsByKeys(db, items)),
+  })
+  return (kind, key) => lookup({ kind, key })
 }
 
 export async function findMemberProject(
