@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, lt, lte, notExists, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails, projects } from '../../db/schema/index.js'
+import { suppressedEmailErrors } from '../feedback/suppressions.js'
 import type { EmailEventSource } from './events.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
@@ -33,22 +34,30 @@ export type EmailInsert = Pick<
 /**
  * Many rows in one statement with a single JSON parameter: a campaign enqueues thousands at once, and
  * binding ~20 parameters per row through the query builder costs more than the insert itself. Whether an
- * email is tracked is fixed here, from its project's mode, so every retry is composed the same way.
+ * email is tracked is fixed here, from its project's mode, so every retry is composed the same way. An email
+ * to an address on its project's suppression list is stored FAILED with the reason, never queued: by any path
+ * (send, campaigns, workflows) and without a second statement.
  */
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
   await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
-      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked)
+      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked, status, failed_at,
+      last_error)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
       v.priority + CASE WHEN p.sending_paused_reason IS NOT NULL THEN ${heldPriorityOffset} ELSE 0 END,
       v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
       v.headers, v."messageId",
-      coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false)
+      coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false),
+      CASE WHEN s.reason IS NULL THEN 'QUEUED' ELSE 'FAILED' END::email_status,
+      CASE WHEN s.reason IS NULL THEN NULL ELSE now() END,
+      CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
+        WHEN 'bounce' THEN ${suppressedEmailErrors.bounce} END
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
       "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
       "messageId" text, marketing boolean)
-    LEFT JOIN projects AS p ON p.id = v."projectId"`)
+    LEFT JOIN projects AS p ON p.id = v."projectId"
+    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
 }
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { suppressions } from '../../db/schema/index.js'
 
@@ -23,28 +23,6 @@ export async function suppressAddress(
     })
 }
 
-/** The suppressed ones among `emails` (any case), by lower-cased address. */
-export async function findSuppressed(
-  db: Executor,
-  projectId: string,
-  emails: readonly string[],
-): Promise<Map<string, SuppressionReason>> {
-  if (emails.length === 0) return new Map()
-  const rows = await db
-    .select({ email: suppressions.email, reason: suppressions.reason })
-    .from(suppressions)
-    .where(
-      and(
-        eq(suppressions.projectId, projectId),
-        inArray(
-          suppressions.email,
-          emails.map((email) => email.toLowerCase()),
-        ),
-      ),
-    )
-  return new Map(rows.map((row) => [row.email, row.reason]))
-}
-
 /** What a refused email's `last_error` says, by why its address is suppressed. */
 export const suppressedEmailErrors: Record<SuppressionReason, string> = {
   bounce: 'suppressed: earlier mail to this address bounced permanently',
@@ -53,9 +31,8 @@ export const suppressedEmailErrors: Record<SuppressionReason, string> = {
 
 /**
  * Fails, instead of sending, those of `emailIds` (queued or being sent) whose address is on their project's
- * suppression list, with the reason in `last_error`; returns their ids. One statement: the send route calls
- * it on the emails it just stored, the outbox on each batch it claims (an address suppressed after its email
- * was queued).
+ * suppression list, with the reason in `last_error`; returns their ids. The outbox calls it on each batch it claims, for
+ * addresses suppressed after their email was queued (insertEmails handles those suppressed before).
  */
 export async function failSuppressedEmails(db: Executor, emailIds: readonly string[]): Promise<string[]> {
   if (emailIds.length === 0) return []
@@ -65,7 +42,7 @@ export async function failSuppressedEmails(db: Executor, emailIds: readonly stri
         last_error = CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
           ELSE ${suppressedEmailErrors.bounce} END
     FROM suppressions AS s
-    WHERE e.id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(emailIds)}::jsonb))
+    WHERE e.id = ANY(${sql.param(emailIds)}::uuid[])
       AND e.status IN ('QUEUED', 'SENDING')
       AND s.project_id = e.project_id AND s.email = lower(e.to_email)
     RETURNING e.id`)

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js'
 import { upsertContact } from '../contacts/service.js'
 import { enqueueEmails, type NewEmail } from '../delivery/service.js'
-import { failSuppressedEmails } from '../feedback/suppressions.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
 import { composeEmail, type RecipientEmail } from './compose.js'
 
@@ -33,8 +32,6 @@ export async function acceptEmails(
       emails.push(await composeEmail(ctx, item, contact, requestData))
     }
     const emailIds = await enqueueEmails(tx, projectId, emails)
-    // A bounced or complained address gets no mail: its email is stored FAILED with the reason.
-    await failSuppressedEmails(tx, emailIds)
     return contacts.map((contact, index) => ({ contact, email: emailIds[index] ?? '' }))
   })
 }

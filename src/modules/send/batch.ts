@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js'
 import { batcherPer, type Outcome, settleEach } from '../../db/batcher.js'
 import { upsertContacts } from '../contacts/service.js'
 import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
-import { failSuppressedEmails } from '../feedback/suppressions.js'
 import { normalizeEmail } from '../users/service.js'
 import { type AcceptedEmail, acceptEmails } from './accept.js'
 import { composeEmail, type RecipientEmail } from './compose.js'
@@ -43,7 +42,6 @@ async function acceptMany(ctx: AppContext, items: RecipientEmail[]): Promise<Out
           emailIds[index] = ids[position] ?? ''
         })
       }
-      await failSuppressedEmails(tx, emailIds)
       return upserted.map(({ contact }, index) => ({
         contact: { id: contact.id, email: contact.email },
         email: emailIds[index] ?? '',
