@@ -147,7 +147,8 @@ async function main() {
     DATA_DIR: dataDir,
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: sink.url,
-    LOG_LEVEL: 'warn',
+    // stdout carries the JSON result only; warnings would corrupt it.
+    LOG_LEVEL: 'error',
   })
   const ctx = await createAppContext(config, createLogger(config), 'worker')
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })

@@ -81,7 +81,23 @@ async function main(): Promise<void> {
     const json = JSON.stringify(result, null, 2)
     process.stdout.write(`${json}\n`)
     if (!quick) writeFileSync(path.join(resultsDir, `${bench.name}.json`), `${json}\n`)
+    // A quick run is the smoke test CI runs: a request that failed means the benchmark proves nothing.
+    if (quick && failedRequests(result) > 0) {
+      console.error(`${bench.name}: requests failed in the quick run`)
+      process.exitCode = 1
+    }
   }
+}
+
+/** The `errors` and `non2xx` counts anywhere in a result. */
+function failedRequests(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + failedRequests(item), 0)
+  if (typeof value !== 'object' || value === null) return 0
+  return Object.entries(value).reduce(
+    (sum, [key, item]) =>
+      sum + ((key === 'errors' || key === 'non2xx') && typeof item === 'number' ? item : failedRequests(item)),
+    0,
+  )
 }
 
 await main()
