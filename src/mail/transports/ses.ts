@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2'
+import type { SESv2Client } from '@aws-sdk/client-sesv2'
 import { type Transport, TransportError } from './transport.js'
 
 export const sesMaxMessageBytes = 40 * 1024 * 1024
@@ -23,15 +23,21 @@ export function classifySesError(err: unknown): TransportError {
   return new TransportError(message, !temporary, name)
 }
 
+// Loaded on first use: the AWS SDK costs ~20 MB of memory, which capture and smtp setups should not pay.
+const loadSdk = () => import('@aws-sdk/client-sesv2')
+
 /** SES v2 raw send; region and credentials come from the standard AWS environment (variables, profile, role). */
-export function createSesTransport(client = new SESv2Client({})): Transport {
+export function createSesTransport(given?: SESv2Client): Transport {
+  let client: Promise<SESv2Client> | undefined
+  const clientOf = () => (client ??= given ? Promise.resolve(given) : loadSdk().then((sdk) => new sdk.SESv2Client({})))
   return {
     async send(message) {
       if (message.raw.byteLength > sesMaxMessageBytes) {
         throw new TransportError('Message is larger than the 40 MB SES accepts', true, 'MessageTooLarge')
       }
+      const { SendEmailCommand } = await loadSdk()
       try {
-        const result = await client.send(
+        const result = await (await clientOf()).send(
           new SendEmailCommand({
             FromEmailAddress: message.envelope.from,
             Destination: { ToAddresses: message.envelope.to },
@@ -44,7 +50,7 @@ export function createSesTransport(client = new SESv2Client({})): Transport {
       }
     },
     async close() {
-      client.destroy()
+      if (client) (await client).destroy()
     },
   }
 }
