@@ -1,4 +1,5 @@
 import type { ParsedMail } from 'mailparser'
+import sanitizeHtml from 'sanitize-html'
 import type { Verdict } from './inbound-verdicts.js'
 
 /** What the spec's `email.received` event carries, for one message received over SMTP or from SES. */
@@ -18,7 +19,7 @@ export type InboundMessage = {
   recipients: string[]
   /** Whether the message has a text or HTML body. */
   hasContent: boolean
-  /** The HTML body, or the text body as simple HTML. Sender-controlled: sanitize before displaying it. */
+  /** The HTML body, or the text body as simple HTML, sanitized: no scripts, event handlers or active links. */
   body: string
   spamVerdict: Verdict
   virusVerdict: Verdict
@@ -28,9 +29,22 @@ export type InboundMessage = {
   processingTimeMillis: number
 }
 
-/** The HTML part, else the text part as escaped HTML, else ''. */
+// The body is written by whoever sent the mail and ends up in dashboards and webhook payloads: keep the
+// formatting and images, drop scripts, event handlers, forms and javascript: links (as Plunk does).
+const bodyPolicy: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img'],
+  allowedAttributes: {
+    ...sanitizeHtml.defaults.allowedAttributes,
+    img: ['src', 'alt', 'width', 'height'],
+    '*': ['style'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+}
+
+/** The HTML part, else the text part as escaped HTML, else '' — sanitized. */
 export function bodyOf(parsed: ParsedMail): string {
-  if (typeof parsed.html === 'string' && parsed.html !== '') return parsed.html
+  const html = typeof parsed.html === 'string' && parsed.html !== '' ? parsed.html : undefined
   // mailparser's own conversion escapes the text and links URLs; no content means an empty body.
-  return parsed.text ? (parsed.textAsHtml ?? '') : ''
+  const body = html ?? (parsed.text ? (parsed.textAsHtml ?? '') : '')
+  return body === '' ? '' : sanitizeHtml(body, bodyPolicy)
 }

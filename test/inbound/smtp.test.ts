@@ -87,6 +87,20 @@ describe('mail to a verified domain', () => {
     expect(await contactOf(env.server, beta.project.id, 'alice@sender.test')).toBeUndefined()
   })
 
+  it('keeps the formatting of the body but not its scripts, event handlers or javascript: links', async () => {
+    await deliver({
+      from: 'mallory@sender.test',
+      to: 'support@alpha.example.com',
+      subject: 'Look',
+      html: '<p onclick="steal()">Hi <a href="javascript:steal()">here</a> <a href="https://example.org/x">there</a></p><script>steal()</script><img src="https://example.org/i.png" onerror="steal()">',
+      messageId: '<look-1@sender.test>',
+    })
+    const [event] = await eventsNamed(env.server, 'email.received')
+    expect(String(event?.data.body).trim()).toBe(
+      '<p>Hi <a>here</a> <a href="https://example.org/x">there</a></p><img src="https://example.org/i.png" />',
+    )
+  })
+
   it("one message to two projects' domains gives each project one event listing only its own recipients", async () => {
     await deliver({
       envelope: {
