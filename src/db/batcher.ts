@@ -13,8 +13,9 @@ export type BatcherOptions<I, O> = {
   /** Settles every item, in input order; throwing fails the whole batch. */
   run(items: I[]): Promise<Outcome<O>[]>
   /**
-   * Items with the same key never share a batch (e.g. one contact twice in one upsert); the later one waits
-   * for a following batch, keeping arrival order.
+   * Items with the same key never share a batch (e.g. one contact twice in one upsert), nor run while a batch
+   * holding that key is in flight: the later one waits for the earlier one's batch to finish, so writes to
+   * one key happen in arrival order.
    */
   keyOf?(item: I): string
 }
@@ -27,19 +28,26 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
   let queue: Waiting<I, O>[] = []
   let inFlight = 0
   let scheduled = false
+  /** Keys of the items in batches now running. */
+  const busy = new Set<string>()
 
-  function take(): Waiting<I, O>[] {
+  /** The next batch, and the keys it holds (marked busy until it finishes). */
+  function take(): { batch: Waiting<I, O>[]; keys: string[] } {
     if (!options.keyOf && queue.length <= options.maxSize) {
       const all = queue
       queue = []
-      return all
+      return { batch: all, keys: [] }
     }
     const batch: Waiting<I, O>[] = []
     const rest: Waiting<I, O>[] = []
     const keys = new Set<string>()
+    // A key passed over once stays passed over for this batch, so a later item never overtakes an earlier one.
+    const skipped = new Set<string>()
     for (const waiting of queue) {
       const key = options.keyOf?.(waiting.item)
-      if (batch.length >= options.maxSize || (key !== undefined && keys.has(key))) {
+      const blocked = key !== undefined && (keys.has(key) || busy.has(key) || skipped.has(key))
+      if (batch.length >= options.maxSize || blocked) {
+        if (key !== undefined) skipped.add(key)
         rest.push(waiting)
         continue
       }
@@ -47,7 +55,8 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
       batch.push(waiting)
     }
     queue = rest
-    return batch
+    for (const key of keys) busy.add(key)
+    return { batch, keys: [...keys] }
   }
 
   async function runBatch(batch: Waiting<I, O>[]): Promise<void> {
@@ -67,10 +76,13 @@ export function createBatcher<I, O>(options: BatcherOptions<I, O>): Batcher<I, O
   function flush(): void {
     scheduled = false
     while (inFlight < options.maxInFlight && queue.length > 0) {
-      const batch = take()
+      const { batch, keys } = take()
+      // Everything left waits on a key that is in flight; the batch holding it reschedules when it ends.
+      if (batch.length === 0) return
       inFlight += 1
       void runBatch(batch).finally(() => {
         inFlight -= 1
+        for (const key of keys) busy.delete(key)
         schedule()
       })
     }
