@@ -97,7 +97,33 @@ describe('the capture mailbox', () => {
     })
   })
 
+  it('pages through messages captured within one millisecond without repeating or skipping any', async () => {
+    const account = await createAccount(server)
+    // One batch of captured mail shares a millisecond; only the microseconds tell the rows apart.
+    await server.ctx.pool.query(
+      `INSERT INTO captured_messages (project_id, from_email, to_emails, subject, raw, created_at)
+       SELECT $1, 'a@example.test', ARRAY['b@example.org'], 'm' || n, '\\x00'::bytea,
+         timestamptz '2026-11-20 10:00:00.000Z' + make_interval(secs => n / 1000000.0)
+       FROM generate_series(1, 5) AS n`,
+      [account.project.id],
+    )
+    const subjects: string[] = []
+    let cursor = ''
+    do {
+      const page = (await list(account, `?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json<MailboxPage>()
+      subjects.push(...page.data.map((message) => message.subject))
+      cursor = page.cursor
+    } while (cursor)
+    expect(subjects).toEqual(['m5', 'm4', 'm3', 'm2', 'm1'])
+  })
+
   describe('rejects', () => {
+    it('a cursor that is not one of ours with 400', async () => {
+      const response = await list(owner, '?cursor=bm90LWEtY3Vyc29y')
+      expect(response.statusCode).toBe(400)
+      expect(response.json().error.message).toBe('Invalid cursor')
+    })
+
     it('a message id that is not a uuid with 422', async () => {
       const response = await server.app.inject({
         method: 'GET',

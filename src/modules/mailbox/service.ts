@@ -1,29 +1,21 @@
-import { and, count, desc, eq, lt, or } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
+import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
 import { capturedMessages } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { MailboxPage, MailboxQuery } from './schemas.js'
 
-type Cursor = { createdAt: Date; id: string }
-
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), cursor.id])).toString('base64url')
-}
-
-function decodeCursor(value: string): Cursor {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(value, 'base64url').toString()) as [string, string]
-    const date = new Date(createdAt)
-    if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw new Error('bad cursor')
-    return { createdAt: date, id }
-  } catch {
+/** `(created_at, id)` after the cursor's; the timestamp travels as microsecond text (see db/keyset.ts). */
+function afterCursor(cursor: string) {
+  const [at, id] = decodeCursor(cursor, 2) ?? []
+  if (!at || !id || !timestampTextPattern.test(at) || !uuidPattern.test(id)) {
     throw new AppError('BAD_REQUEST', 'Invalid cursor')
   }
+  return sql`(${capturedMessages.createdAt}, ${capturedMessages.id}) < (${at}::timestamptz, ${id}::uuid)`
 }
 
 /** The capture transport's mailbox, newest first; `total` only on the first page, as the spec's cursor lists. */
 export async function listCapturedMessages(db: Executor, projectId: string, query: MailboxQuery): Promise<MailboxPage> {
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined
   const rows = await db
     .select({
       id: capturedMessages.id,
@@ -32,28 +24,24 @@ export async function listCapturedMessages(db: Executor, projectId: string, quer
       to: capturedMessages.toEmails,
       subject: capturedMessages.subject,
       createdAt: capturedMessages.createdAt,
+      sortValue: timestampText(sql`${capturedMessages.createdAt}`).mapWith(String),
     })
     .from(capturedMessages)
-    .where(
-      and(
-        eq(capturedMessages.projectId, projectId),
-        after
-          ? or(
-              lt(capturedMessages.createdAt, after.createdAt),
-              and(eq(capturedMessages.createdAt, after.createdAt), lt(capturedMessages.id, after.id)),
-            )
-          : undefined,
-      ),
-    )
+    .where(and(eq(capturedMessages.projectId, projectId), query.cursor ? afterCursor(query.cursor) : undefined))
     .orderBy(desc(capturedMessages.createdAt), desc(capturedMessages.id))
     .limit(query.limit + 1)
   const hasMore = rows.length > query.limit
-  const data = rows.slice(0, query.limit)
-  const last = data.at(-1)
-  const [counted] = after
+  const data = rows.slice(0, query.limit).map(({ sortValue, ...message }) => message)
+  const last = rows[data.length - 1]
+  const [counted] = query.cursor
     ? [{ total: 0 }]
     : await db.select({ total: count() }).from(capturedMessages).where(eq(capturedMessages.projectId, projectId))
-  return { data, cursor: last && hasMore ? encodeCursor(last) : '', hasMore, total: counted?.total ?? 0 }
+  return {
+    data,
+    cursor: last && hasMore ? encodeCursor([last.sortValue, last.id]) : '',
+    hasMore,
+    total: counted?.total ?? 0,
+  }
 }
 
 export async function getCapturedMessageRaw(db: Executor, projectId: string, id: string): Promise<Buffer> {
