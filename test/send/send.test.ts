@@ -92,6 +92,21 @@ describe('POST /v1/send accepts', () => {
     expect(byRecipient.get('two@example.net')?.from?.value[0]).toEqual({ name: 'Señor Sender', address: from })
   })
 
+  it('one address twice in a request: one contact, two emails', async () => {
+    const response = await send({
+      to: ['dup@example.net', 'DUP@example.net'],
+      subject: 'Twice',
+      body: '<p>x</p>',
+      from,
+      data: { plan: 'pro' },
+    })
+    expect(response.statusCode).toBe(200)
+    const emails: { contact: { id: string }; email: string }[] = response.json().data.emails
+    expect(new Set(emails.map((entry) => entry.contact.id)).size).toBe(1)
+    expect(new Set(emails.map((entry) => entry.email)).size).toBe(2)
+    expect(await sink.waitForMessages(2)).toHaveLength(2)
+  })
+
   it('the deprecated `name` names the sender of a plain `from`, `reply` sets Reply-To, custom headers arrive', async () => {
     const response = await send({
       to: 'headers@example.net',
