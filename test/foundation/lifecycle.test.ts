@@ -1,25 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findFreePort } from '../../src/db/embedded.js'
-import { type CliProcess, runCli } from '../helpers/cli-process.js'
+import { cliSandbox } from '../helpers/cli-process.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { sessionCookie, uniqueEmail } from '../helpers/factories.js'
 
-const running: CliProcess[] = []
-const dirs: string[] = []
-
-afterAll(async () => {
-  await Promise.all(running.map((process) => process.stop('SIGKILL')))
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-function start(command: string, env: Record<string, string>): CliProcess {
-  const process = runCli(command, env)
-  running.push(process)
-  return process
-}
+const { start, dataDir: newDataDir } = cliSandbox()
 
 const ready = 'Mailroom listening'
 
@@ -54,8 +39,7 @@ async function loginAndListProjects(base: string, email: string): Promise<string
 
 describe('embedded PostgreSQL', () => {
   it('starts on its own database, keeps the data across a stop, a crash and a restart, and locks the data dir', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-lifecycle-'))
-    dirs.push(dataDir)
+    const dataDir = newDataDir('mailroom-lifecycle-')
     const port = String(await findFreePort())
     const env = { DATA_DIR: dataDir, PORT: port }
     const base = `http://127.0.0.1:${port}`
@@ -89,8 +73,7 @@ describe('separate roles on one PostgreSQL server', () => {
   it('migrate, then an api process and a worker process share the database', async () => {
     const databaseUrl = await createTestDatabase()
     const port = String(await findFreePort())
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-roles-'))
-    dirs.push(dataDir)
+    const dataDir = newDataDir('mailroom-roles-')
     const env = { DATABASE_URL: databaseUrl, PORT: port, DATA_DIR: dataDir }
 
     const migrate = start('migrate', env)

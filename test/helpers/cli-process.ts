@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -63,6 +67,28 @@ export function runCli(command: string, env: Record<string, string>): CliProcess
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return exited
+    },
+  }
+}
+
+/** The CLI processes and data directories of one test file, killed and removed when the file is done. */
+export function cliSandbox() {
+  const running: CliProcess[] = []
+  const dirs: string[] = []
+  afterAll(async () => {
+    await Promise.all(running.map((process) => process.stop('SIGKILL')))
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    start(command: string, env: Record<string, string>): CliProcess {
+      const process = runCli(command, env)
+      running.push(process)
+      return process
+    },
+    dataDir(prefix: string): string {
+      const dir = mkdtempSync(path.join(tmpdir(), prefix))
+      dirs.push(dir)
+      return dir
     },
   }
 }

@@ -1,25 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { createTransport } from 'nodemailer'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { findFreePort } from '../../src/db/embedded.js'
-import { type CliProcess, runCli } from '../helpers/cli-process.js'
+import { cliSandbox } from '../helpers/cli-process.js'
 import { createTestDatabase } from '../helpers/database.js'
 
-const running: CliProcess[] = []
-const dirs: string[] = []
-
-afterAll(async () => {
-  await Promise.all(running.map((process) => process.stop('SIGKILL')))
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-function start(command: string, env: Record<string, string>): CliProcess {
-  const process = runCli(command, env)
-  running.push(process)
-  return process
-}
+const { start, dataDir: newDataDir } = cliSandbox()
 
 function deliver(port: number, to: string) {
   return createTransport({ host: '127.0.0.1', port, connectionTimeout: 5_000 }).sendMail({
@@ -32,8 +17,7 @@ function deliver(port: number, to: string) {
 
 describe('the inbound receiver in the CLI', () => {
   it('runs in the worker role only when INBOUND_SMTP_PORT is set, and closes on SIGTERM', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-inbound-cli-'))
-    dirs.push(dataDir)
+    const dataDir = newDataDir('mailroom-inbound-cli-')
     const smtpPort = await findFreePort()
     const env = {
       DATABASE_URL: await createTestDatabase(),
