@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ActivityView } from '../../src/modules/activity/schemas.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { testEmail } from '../helpers/emails.js'
+import { badQueryBody } from '../helpers/errors.js'
 import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { type Account, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
@@ -254,17 +255,7 @@ describe('rejects', () => {
       const account = await createAccount(server)
       const response = await callAs(server, account)('GET', url)
       expect(response.statusCode).toBe(400)
-      expect(response.json()).toEqual({
-        success: false,
-        error: {
-          code: 'BAD_REQUEST',
-          message: 'Invalid query parameters',
-          statusCode: 400,
-          requestId: expect.any(String),
-          errors: [expect.objectContaining({ field, code })],
-        },
-        timestamp: expect.any(String),
-      })
+      expect(response.json()).toEqual(badQueryBody(field, code))
     })
   }
 

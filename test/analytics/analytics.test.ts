@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { subscribeToEvents } from '../../src/modules/events/bus.js'
 import { addDomain } from '../helpers/domains.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
+import { badQueryBody } from '../helpers/errors.js'
 import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, callAs, createAccount, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
@@ -307,17 +308,7 @@ describe('rejects', () => {
       const account = await createAccount(server)
       const response = await callAs(server, account)('GET', url)
       expect(response.statusCode).toBe(400)
-      expect(response.json()).toEqual({
-        success: false,
-        error: {
-          code: 'BAD_REQUEST',
-          message: 'Invalid query parameters',
-          statusCode: 400,
-          requestId: expect.any(String),
-          errors: [expect.objectContaining({ field, code })],
-        },
-        timestamp: expect.any(String),
-      })
+      expect(response.json()).toEqual(badQueryBody(field, code))
     })
   }
 
