@@ -59,13 +59,13 @@ async function main() {
   // Email events dominate, as in a sending project; about one in seven is a custom event of 12 names.
   let started = performance.now()
   await ctx.db.execute(sql`
-    INSERT INTO events (project_id, name, data, created_at, dispatched_at)
+    INSERT INTO events (project_id, name, data, created_at, tx_id)
     SELECT ${project.id}::uuid,
       CASE WHEN r < 0.40 THEN 'email.sent' WHEN r < 0.65 THEN 'email.delivery' WHEN r < 0.80 THEN 'email.open'
         WHEN r < 0.85 THEN 'email.click' WHEN r < 0.86 THEN 'email.bounce' ELSE 'custom-' || (i % 12) END,
       jsonb_build_object('isFirstOpen', i % 3 = 0, 'isFirstClick', i % 2 = 0,
         'campaignId', (${sql.param(campaigns)}::text[])[1 + i % 40]),
-      now() - random() * interval '30 days', now()
+      now() - random() * interval '30 days', '0'
     FROM (SELECT i, random() AS r FROM generate_series(1, ${size}) AS i) generated`)
   const insertMs = performance.now() - started
   await ctx.db.execute(sql`ANALYZE events`)

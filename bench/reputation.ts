@@ -83,13 +83,13 @@ async function main() {
 
     let started = performance.now()
     await ctx.db.execute(sql`
-      INSERT INTO events (project_id, name, data, created_at, dispatched_at)
+      INSERT INTO events (project_id, name, data, created_at, tx_id)
       SELECT ${project.id}::uuid,
         CASE WHEN i % 1000 < 900 THEN 'email.sent' WHEN i % 1000 < 960 THEN 'email.bounce'
              WHEN i % 1000 < 961 THEN 'email.complaint' ELSE 'email.delivery' END,
         CASE WHEN i % 1000 BETWEEN 900 AND 949 THEN '{"bounceType":"Permanent"}'::jsonb
              WHEN i % 1000 BETWEEN 950 AND 959 THEN '{"bounceType":"Transient"}'::jsonb ELSE '{}'::jsonb END,
-        now() - (i::float8 / ${size}) * interval '30 days', now()
+        now() - (i::float8 / ${size}) * interval '30 days', '0'
       FROM generate_series(1, ${size}) AS i`)
     await ctx.db.execute(sql`ANALYZE events`)
     const fillMs = performance.now() - started

@@ -15,13 +15,22 @@ afterAll(async () => {
   await server.close()
 })
 
-/** The data statements at the end of migration 0008 (after the DDL). */
+/**
+ * The data statements at the end of migration 0008 (after the DDL). Migration 0009 replaced the events'
+ * `dispatched_at` with the bus position, so "dispatched" is asked of the position instead.
+ */
 function backfillStatements(): string[] {
   const migration = readFileSync(new URL('../../src/db/migrations/0008_analytics_rollups.sql', import.meta.url), 'utf8')
   return migration
     .split('--> statement-breakpoint')
     .map((statement) => statement.trim())
     .filter((statement) => /^(--[^\n]*\n)*INSERT INTO/.test(statement))
+    .map((statement) =>
+      statement.replaceAll(
+        'e.dispatched_at IS NOT NULL',
+        '(e.tx_id, e.id) <= (SELECT tx_id, event_id FROM event_bus_positions)',
+      ),
+    )
 }
 
 it('the migration backfill counts existing events as the subscriber does', async () => {

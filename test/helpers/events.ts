@@ -9,17 +9,21 @@ export function publish(server: TestServer, inputs: EventInput[]) {
   return server.ctx.db.transaction((tx) => publishEvents(tx, inputs))
 }
 
+/** Events (of one project, or all) the bus has not handed out yet: after the consumer's position. */
+export async function undispatchedEvents(server: TestServer, projectId?: string): Promise<number> {
+  const pending = await server.ctx.db.execute<{ pending: number }>(sql`
+    SELECT count(*)::int AS pending FROM events, event_bus_positions AS position
+    WHERE (events.tx_id, events.id) > (position.tx_id, position.event_id)
+      ${projectId ? sql`AND events.project_id = ${projectId}` : sql``}`)
+  return pending.rows[0]?.pending ?? 0
+}
+
 /**
  * Waits until the dispatcher has handed out every event of the project. The rollups are written in the same
- * transaction as the dispatch mark, so after this the analytics see every event.
+ * transaction as the dispatcher's position, so after this the analytics see every event.
  */
-export async function waitForDispatch(server: TestServer, projectId: string): Promise<void> {
-  await vi.waitFor(async () => {
-    const pending = await server.ctx.db.execute<{ pending: number }>(
-      sql`SELECT count(*)::int AS pending FROM events WHERE project_id = ${projectId} AND dispatched_at IS NULL`,
-    )
-    expect(pending.rows[0]?.pending).toBe(0)
-  }, eventually)
+export async function waitForDispatch(server: TestServer, projectId?: string): Promise<void> {
+  await vi.waitFor(async () => expect(await undispatchedEvents(server, projectId)).toBe(0), eventually)
 }
 
 /** The email events of one sent email, with the spec's base fields. */

@@ -4,6 +4,7 @@ import { publishEvents } from '../../src/modules/events/bus.js'
 import type { SecurityView } from '../../src/modules/reputation/schemas.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
+import { waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { notFoundBody } from '../helpers/scoping.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -57,13 +58,6 @@ async function publish(account: Account, name: string, data: Record<string, unkn
   )
 }
 
-async function waitForDispatch() {
-  await vi.waitFor(async () => {
-    const { rows } = await server().ctx.pool.query('SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL')
-    expect(rows[0]).toEqual({ n: 0 })
-  }, eventually)
-}
-
 const permanentBounce = { bounceType: 'Permanent', bouncedAt: new Date().toISOString() }
 const transientBounce = { bounceType: 'Transient', transientBounce: true }
 const complaint = { complainedAt: new Date().toISOString() }
@@ -96,7 +90,7 @@ describe('a project paused by its bounce rate', () => {
     // Transient bounces never count; one permanent bounce of 25 is 4 %: still active.
     await publish(owner, 'email.bounce', transientBounce, 5)
     await publish(owner, 'email.bounce', permanentBounce, 1)
-    await waitForDispatch()
+    await waitForDispatch(server())
     expect(await security(owner)).toMatchObject({ sending: 'ACTIVE', isHealthy: true, suspensions: [] })
 
     // Queued before the pause, due later (as a retry would be).
@@ -231,7 +225,7 @@ describe('a project paused by its bounce rate', () => {
 
   it('the old bounces do not pause it again: only events after the lift count, with the minimum volume', async () => {
     await publish(owner, 'email.bounce', permanentBounce, 3)
-    await waitForDispatch()
+    await waitForDispatch(server())
     // 5 permanent bounces of 28 over 7 days, but since the lift: 3 of 3 sent, below the minimum of 20.
     expect(await security(owner)).toMatchObject({
       sending: 'ACTIVE',
@@ -254,7 +248,7 @@ describe('thresholds', () => {
     await publish(account, 'email.sent', {}, 19)
     await publish(account, 'email.bounce', permanentBounce, 10)
     await publish(account, 'email.complaint', complaint, 5)
-    await waitForDispatch()
+    await waitForDispatch(server())
     expect(await security(account)).toMatchObject({
       sending: 'ACTIVE',
       isHealthy: true,
@@ -267,7 +261,7 @@ describe('thresholds', () => {
     const account = await createAccount(server())
     await publish(account, 'email.sent', {}, 500)
     await publish(account, 'email.complaint', complaint, 1)
-    await waitForDispatch()
+    await waitForDispatch(server())
     expect(await security(account)).toMatchObject({ sending: 'ACTIVE', sevenDay: { complaintRate: 0.2 } })
 
     await publish(account, 'email.complaint', complaint, 1)

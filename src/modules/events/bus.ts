@@ -7,14 +7,14 @@ import type { Executor, Transaction } from '../../db/client.js'
  * The in-app event bus.
  *
  * `publishEvents` writes event rows in the caller's transaction, so an event exists exactly when the request
- * that caused it commits. The `events` table doubles as the outbox: rows start with `dispatched_at` null, and
- * the dispatcher (a loop in worker processes, `dispatchPendingEvents`) claims them in batches with
- * `FOR UPDATE SKIP LOCKED`, hands each batch to every subscriber inside the same transaction, and marks them
- * dispatched. Delivery is at least once: a subscriber that throws rolls the batch back and it is retried.
- * Subscribers that write through the given `tx` get their writes committed atomically with the mark.
+ * that caused it commits. The `events` table doubles as the outbox, and is never updated for it: the
+ * dispatcher (a loop in worker processes, `dispatchPendingEvents`) reads committed rows in batches after a
+ * stored position, hands each batch to every subscriber inside one transaction, and moves the position in that
+ * transaction. Delivery is at least once: a subscriber that throws rolls the batch back and it is retried.
+ * Subscribers that write through the given `tx` get their writes committed atomically with the position.
  *
- * Why an outbox column rather than a pg-boss job per event: enqueueing costs another insert (and index
- * updates on pg-boss's job table) on every /v1/track, which must stay at one short transaction for the
+ * Why the event rows themselves rather than a pg-boss job per event: enqueueing costs another insert (and
+ * index updates on pg-boss's job table) on every /v1/track, which must stay at one short transaction for the
  * 3,000 req/s bar; the outbox costs nothing extra on the request path and batches naturally for the consumer.
  */
 export type EventInput = {
@@ -75,12 +75,14 @@ type EventRow = {
   name: string
   data: Record<string, unknown>
   created_at: Date
+  tx_id: string
 }
 
 /**
- * Failed deliveries per event, counted per context (one database) in this process. After a failure the dispatcher goes one event at a time, so
- * a single event its subscribers keep rejecting (a poison event) is isolated, and after
- * `maxDeliveryAttempts` it is logged and marked dispatched undelivered instead of blocking the bus for good.
+ * Failed deliveries per event, counted per context (one database) in this process. After a failure the
+ * dispatcher goes one event at a time, so a single event its subscribers keep rejecting (a poison event) is
+ * isolated, and after `maxDeliveryAttempts` it is logged and passed over undelivered instead of blocking the
+ * bus for good.
  */
 const failedDeliveriesByContext = new WeakMap<AppContext, Map<string, number>>()
 
@@ -94,18 +96,34 @@ function failedDeliveriesOf(ctx: AppContext): Map<string, number> {
 }
 export const maxDeliveryAttempts = 5
 
-/** Hands one batch of undispatched events to the subscribers; returns how many it dispatched. */
+/** The one consumer of the bus today: every subscriber, in one transaction per batch. */
+const consumer = 'subscribers'
+
+/**
+ * Hands the next batch of committed events to the subscribers and moves the position past it; returns how
+ * many it handed out (0 also when another process is dispatching).
+ *
+ * Events are read in (tx_id, id) order, and only those of transactions older than every transaction still
+ * running (the snapshot's xmin): a transaction that is still open can commit events later, but only with a
+ * tx_id above that line, so the position never skips one. Holding the position row's lock makes one process
+ * dispatch at a time.
+ */
 export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatchBatchSize): Promise<number> {
   const failedDeliveries = failedDeliveriesOf(ctx)
   const size = failedDeliveries.size > 0 ? 1 : batchSize
   return ctx.db.transaction(async (tx) => {
+    const position = await tx.execute<{ tx_id: string; event_id: string }>(sql`
+      SELECT tx_id, event_id FROM event_bus_positions WHERE consumer = ${consumer} FOR UPDATE SKIP LOCKED`)
+    const from = position.rows[0]
+    if (!from) return 0
     const claimed = await tx.execute<EventRow>(sql`
-      SELECT id, project_id, contact_id, name, data, created_at FROM events
-      WHERE dispatched_at IS NULL
-      ORDER BY created_at
-      LIMIT ${size}
-      FOR UPDATE SKIP LOCKED`)
-    if (claimed.rows.length === 0) {
+      SELECT id, project_id, contact_id, name, data, created_at, tx_id FROM events
+      WHERE (tx_id, id) > (${from.tx_id}::xid8, ${from.event_id}::uuid)
+        AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY tx_id, id
+      LIMIT ${size}`)
+    const last = claimed.rows.at(-1)
+    if (!last) {
       failedDeliveries.clear()
       return 0
     }
@@ -133,8 +151,8 @@ export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatc
     }
     for (const event of batch) failedDeliveries.delete(event.id)
     await tx.execute(sql`
-      UPDATE events SET dispatched_at = now()
-      WHERE id = ANY(${sql.param(batch.map((event) => event.id))}::uuid[])`)
+      UPDATE event_bus_positions SET tx_id = ${last.tx_id}::xid8, event_id = ${last.id}::uuid
+      WHERE consumer = ${consumer}`)
     return batch.length
   })
 }
