@@ -105,15 +105,12 @@ export function validateTemplate(source: string): TemplateSyntaxError | undefine
 
 export function renderScope(variables: RenderVariables): Record<string, unknown> {
   const data = variables.data ?? {}
-  return {
-    ...data,
-    data,
-    id: variables.id,
-    email: variables.email,
-    unsubscribeUrl: variables.unsubscribeUrl,
-    subscribeUrl: variables.subscribeUrl,
-    manageUrl: variables.manageUrl,
+  const scope: Record<string, unknown> = { ...data, data, id: variables.id, email: variables.email }
+  // Read through getters: the caller's URLs may themselves be getters that sign only when a template uses them.
+  for (const name of ['unsubscribeUrl', 'subscribeUrl', 'manageUrl'] as const) {
+    Object.defineProperty(scope, name, { enumerable: true, get: () => variables[name] })
   }
+  return scope
 }
 
 async function render(engine: Engine, source: string, variables: RenderVariables): Promise<string> {

@@ -9,8 +9,17 @@ export type LinkPurpose = 'open' | 'click' | 'unsubscribe' | 'subscribe' | 'mana
 
 const signatureBytes = 16
 
+// Derived once per secret and purpose: every email signs several links.
+const purposeKeys = new Map<string, Buffer>()
+
 function purposeKey(secret: string, purpose: LinkPurpose): Buffer {
-  return createHmac('sha256', secret).update(`mailroom-link:${purpose}`).digest()
+  const id = `${purpose}\n${secret}`
+  let key = purposeKeys.get(id)
+  if (!key) {
+    key = createHmac('sha256', secret).update(`mailroom-link:${purpose}`).digest()
+    purposeKeys.set(id, key)
+  }
+  return key
 }
 
 function signature(secret: string, purpose: LinkPurpose, payload: string): Buffer {

@@ -39,6 +39,29 @@ export function subscriptionUrl(
   return `${publicUrl.replace(/\/+$/, '')}/${purpose}/${subscriptionToken(secret, purpose, subject)}`
 }
 
+/**
+ * Adds the three URLs to `target` as getters that sign on first read and remember the result: most templates
+ * use none of them, and signing is most of what rendering a short email costs.
+ */
+export function withSubscriptionUrls<T extends object>(
+  target: T,
+  publicUrl: string,
+  secret: string,
+  subject: SubscriptionSubject,
+): T & SubscriptionUrls {
+  for (const purpose of ['unsubscribe', 'subscribe', 'manage'] as const) {
+    let url: string | undefined
+    Object.defineProperty(target, `${purpose}Url`, {
+      enumerable: true,
+      get: () => {
+        url ??= subscriptionUrl(publicUrl, secret, purpose, subject)
+        return url
+      },
+    })
+  }
+  return target as T & SubscriptionUrls
+}
+
 export function subscriptionUrls(publicUrl: string, secret: string, subject: SubscriptionSubject): SubscriptionUrls {
   return {
     unsubscribeUrl: subscriptionUrl(publicUrl, secret, 'unsubscribe', subject),

@@ -2,7 +2,7 @@ import { unsubscribeMailDomain } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { listUnsubscribeHeaders } from '../../mail/list-unsubscribe.js'
 import { renderEmail } from '../../mail/render.js'
-import { subscriptionUrls } from '../../mail/subscription-links.js'
+import { withSubscriptionUrls } from '../../mail/subscription-links.js'
 import type { NewEmail, NewEmailAttachment } from '../delivery/service.js'
 import type { SendContent } from './content.js'
 import type { SendBody } from './schemas.js'
@@ -26,12 +26,15 @@ export async function composeEmail(
   requestData: Record<string, unknown>,
 ): Promise<NewEmail> {
   const subject = { projectId, contactId: contact.id }
-  const rendered = await renderEmail(content, {
-    id: contact.id,
-    email: contact.email,
-    data: requestData,
-    ...subscriptionUrls(ctx.config.publicUrl, ctx.config.secret, subject),
-  })
+  const rendered = await renderEmail(
+    content,
+    withSubscriptionUrls(
+      { id: contact.id, email: contact.email, data: requestData },
+      ctx.config.publicUrl,
+      ctx.config.secret,
+      subject,
+    ),
+  )
   return {
     from: content.from,
     to: { email: contact.email, name: recipient.name },
