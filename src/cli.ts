@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './heap.js'
 import { buildServer } from './app.js'
 import { type Config, ConfigError, loadConfig, type Role } from './config.js'
 import { type AppContext, createAppContext } from './context.js'
