@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
-import { Redis } from 'ioredis'
 import type { AppContext } from './context.js'
 import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
@@ -85,8 +84,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
     userIdFromSession: (token) => userIdFromSessionToken(ctx.config.secret, token),
   })
+  // ioredis is loaded only when configured.
   const redis = ctx.config.redisUrl
-    ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new (await import('ioredis')).Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined
   if (redis) app.addHook('onClose', async () => void redis.disconnect())
   await registerRateLimit(app, { maxPerMinute: ctx.config.rateLimitPerMinute, redis })

@@ -2,7 +2,6 @@ import addressparser from 'nodemailer/lib/addressparser'
 import type { AppContext } from '../../context.js'
 import type { inboundSource } from '../../db/schema/index.js'
 import type { InboundMessage } from '../../mail/inbound-message.js'
-import { parseSesInbound } from '../../mail/ses-inbound.js'
 import { contactEmail } from '../contacts/schemas.js'
 import { upsertContact } from '../contacts/service.js'
 import { domainOf } from '../domains/service.js'
@@ -113,6 +112,8 @@ export type SesInboundResult = { kind: 'received'; outcome: InboundOutcome } | {
  * the webhook can answer 200 and SNS stops retrying; a redelivered notification publishes nothing new.
  */
 export async function handleSesInboundNotification(ctx: AppContext, message: unknown): Promise<SesInboundResult> {
+  // Loaded on first use, as the SMTP receiver is: mailparser and sanitize-html weigh ~30 MB at rest.
+  const { parseSesInbound } = await import('../../mail/ses-inbound.js')
   const parsed = await parseSesInbound(message)
   if (parsed.kind === 'ignored') return parsed
   return { kind: 'received', outcome: await receiveInboundMessage(ctx, 'ses', parsed.message) }

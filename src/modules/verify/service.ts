@@ -1,4 +1,4 @@
-import { run as suggestEmail } from '@zootools/email-spell-checker'
+import { createRequire } from 'node:module'
 import { z } from 'zod'
 import type { DnsResolver } from '../../mail/dns.js'
 import { isAliasDomain, isDisposableDomain, isFreeProviderDomain } from './lists.js'
@@ -29,6 +29,13 @@ async function lookUpDomain(resolver: DnsResolver, domain: string): Promise<DnsF
   }
 }
 
+const require = createRequire(import.meta.url)
+
+/** Loaded on the first verification, as the domain lists are: a server that never verifies does not carry it. */
+function spellChecker(): typeof import('@zootools/email-spell-checker') {
+  return require('@zootools/email-spell-checker')
+}
+
 /**
  * The spell checker also "corrects" unfamiliar TLDs (shop.test → shop.de) and some real providers
  * (gmx.net → cox.net): only a near miss of a mail provider, typed on a domain that is not a provider
@@ -36,7 +43,7 @@ async function lookUpDomain(resolver: DnsResolver, domain: string): Promise<DnsF
  */
 function typoCorrection(local: string, domain: string, isProvider: boolean): string | undefined {
   if (!domain || isProvider || domain.length > 253) return undefined
-  const suggestion = suggestEmail({ email: `${local}@${domain}` })
+  const suggestion = spellChecker().run({ email: `${local}@${domain}` })
   if (!suggestion || suggestion.domain === domain || !isFreeProviderDomain(suggestion.domain)) return undefined
   return `${local}@${suggestion.domain}`
 }
