@@ -30,13 +30,24 @@ async function run(command: string, config: Config): Promise<void> {
     return
   }
 
-  await createQueues(ctx, jobs)
-  if (role !== 'api') await startWorkers(ctx, jobs, loops)
-  const outbox = role !== 'api' ? startDeliveryWorker(ctx) : undefined
-  // Closed by ctx.close(), before the database: mail is answered 250 only once stored.
-  if (role !== 'api') await startInboundReceiver(ctx)
-  const app = role !== 'worker' ? await buildServer(ctx) : undefined
-  if (app) await app.listen({ port: config.port, host: config.host })
+  let app: Awaited<ReturnType<typeof buildServer>> | undefined
+  let outbox: ReturnType<typeof startDeliveryWorker> | undefined
+  try {
+    await createQueues(ctx, jobs)
+    if (role !== 'api') await startWorkers(ctx, jobs, loops)
+    outbox = role !== 'api' ? startDeliveryWorker(ctx) : undefined
+    // Closed by ctx.close(), before the database: mail is answered 250 only once stored.
+    if (role !== 'api') await startInboundReceiver(ctx)
+    app = role !== 'worker' ? await buildServer(ctx) : undefined
+    if (app) await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    // A start that fails once the database is up (a port already taken, say) must not leave an embedded
+    // PostgreSQL running behind the exiting process.
+    await app?.close().catch(() => {})
+    await outbox?.stop().catch(() => {})
+    await ctx.close().catch(() => {})
+    throw err
+  }
   log.info(
     { role, ms: Date.now() - started },
     app ? `Mailroom listening on http://${config.host}:${config.port}` : 'worker started',

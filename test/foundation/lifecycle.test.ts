@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findFreePort } from '../../src/db/embedded.js'
 import { cliSandbox } from '../helpers/cli-process.js'
@@ -66,6 +69,25 @@ describe('embedded PostgreSQL', () => {
     await third.waitForOutput(ready)
     expect(await loginAndListProjects(base, email)).toEqual([projectId])
     expect(await third.stop('SIGTERM')).toBe(0)
+  }, 120_000)
+
+  it('stops its PostgreSQL again when it cannot listen, and starts once the port is free', async () => {
+    const dataDir = newDataDir('mailroom-port-taken-')
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = String((blocker.address() as AddressInfo).port)
+    try {
+      const failed = start('start', { DATA_DIR: dataDir, PORT: port })
+      expect(await failed.exited).toBe(1)
+      expect(failed.output()).toContain('EADDRINUSE')
+      // The postmaster removes its pid file when it stops; an orphan would keep it.
+      expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+    const retried = start('start', { DATA_DIR: dataDir, PORT: port })
+    await retried.waitForOutput(ready, 60_000)
+    expect(await retried.stop('SIGTERM')).toBe(0)
   }, 120_000)
 })
 
