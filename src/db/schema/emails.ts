@@ -46,8 +46,8 @@ export const emails = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     projectId: projectReference(),
-    // No foreign keys yet: contacts, templates and campaigns live on other branches; add them when merging.
     contactId: uuid().references(() => contacts.id, { onDelete: 'set null' }),
+    // Template and campaign ids stay plain ids: the sent record keeps naming them after they are deleted.
     templateId: uuid(),
     campaignId: uuid(),
     sourceType: emailSourceType().notNull().default('TRANSACTIONAL'),
