@@ -23,6 +23,7 @@ import { createLogger } from '../src/logger.js'
 import { enqueueEmails, type NewEmail, wakeOutbox } from '../src/modules/delivery/service.js'
 import { startDeliveryWorker } from '../src/modules/delivery/worker.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
+import { cpuMsOf, descendants } from './lib/cpu.js'
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '5000' } } })
 const size = Number(values.size)
@@ -184,9 +185,12 @@ async function main() {
   const raw = await rawNodemailer(sink.url, size)
   const rawCpu = process.cpuUsage(cpu)
   cpu = process.cpuUsage()
+  const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
+  const postgresBefore = postgresCpu()
   const elu = performance.eventLoopUtilization()
   const { enqueuedMs, totalMs } = await send(size, size)
   const outboxCpu = process.cpuUsage(cpu)
+  const outboxPostgresMs = postgresCpu() - postgresBefore
   const mainThreadBusy = Number(performance.eventLoopUtilization(elu).utilization.toFixed(2))
   // CPU of every thread of this process (sender, compose threads, sink) per email: what the cores had to give.
   const cpuMsPerEmail = (usage: NodeJS.CpuUsage) => Number(((usage.user + usage.system) / 1000 / size).toFixed(2))
@@ -204,6 +208,8 @@ async function main() {
       enqueueMs: Math.round(enqueuedMs),
       acceptToSinkMs: Math.round(totalMs),
       cpuMsPerEmail: cpuMsPerEmail(outboxCpu),
+      // The embedded PostgreSQL's processes (children of this one); not measurable on a DATABASE_URL server.
+      postgresCpuMsPerEmail: serverUrl ? null : Number((outboxPostgresMs / size).toFixed(2)),
       mainThreadBusy,
     },
     rawNodemailer: { emailsPerSecond: Math.round(raw), dkim: false, cpuMsPerEmail: cpuMsPerEmail(rawCpu) },

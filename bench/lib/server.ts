@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findFreePort } from '../../src/db/embedded.js'
+import { cpuMsOf, descendants } from './cpu.js'
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -28,29 +29,6 @@ function rssKb(pid: number): number {
   } catch {
     return 0
   }
-}
-
-// utime + stime (fields 14 and 15 of /proc/<pid>/stat) in clock ticks, 100 per second on Linux.
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10
-  } catch {
-    return 0
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-}
-
-/** Every process below pid (the embedded PostgreSQL postmaster and its backends), pid excluded. */
-function descendants(pid: number): number[] {
-  return childrenOf(pid).flatMap((child) => [child, ...descendants(child)])
 }
 
 /**
