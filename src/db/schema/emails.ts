@@ -88,8 +88,11 @@ export const emails = pgTable(
     index('emails_claim_index').on(table.priority, table.nextAttemptAt).where(sql`${table.status} = 'QUEUED'`),
     index('emails_lease_index').on(table.leaseExpiresAt).where(sql`${table.status} = 'SENDING'`),
     index().on(table.projectId, table.createdAt),
-    // Provider feedback (SES through SNS) names the email by the id the provider returned at send.
-    index().on(table.providerMessageId),
+    // Provider feedback (SES through SNS) names the email by the id the provider returned at send. Partial:
+    // queued and leased emails have none, and every outbox insert and claim would add an entry for nothing.
+    index('emails_provider_message_id_index')
+      .on(table.providerMessageId)
+      .where(sql`${table.providerMessageId} IS NOT NULL`),
     // Finds one project's queued emails when the reputation guard holds or releases them.
     index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
   ],

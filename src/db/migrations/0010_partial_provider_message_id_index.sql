@@ -1,0 +1,2 @@
+DROP INDEX "emails_provider_message_id_index";--> statement-breakpoint
+CREATE INDEX "emails_provider_message_id_index" ON "emails" USING btree ("provider_message_id") WHERE "emails"."provider_message_id" IS NOT NULL;
