@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ActivityView } from '../../src/modules/activity/schemas.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { testEmail } from '../helpers/emails.js'
-import { badQueryBody } from '../helpers/errors.js'
+import { itRejectsBadQueries } from '../helpers/errors.js'
 import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { type Account, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
@@ -240,24 +240,19 @@ describe('GET /activity/upcoming', () => {
 })
 
 describe('rejects', () => {
-  const cases: [string, string, string][] = [
-    ['/activity?types=email.opened,bogus', 'types.1', 'invalid_enum_value'],
-    ['/activity?contactId=42', 'contactId', 'invalid_string'],
-    ['/activity?startDate=yesterday', 'startDate', 'invalid_string'],
-    ['/activity?limit=0', 'limit', 'too_small'],
-    ['/activity/stats?startDate=2026-01-02T00:00:00Z&endDate=2026-01-01T00:00:00Z', 'startDate', 'invalid_range'],
-    ['/activity/recent-count?minutes=0', 'minutes', 'too_small'],
-    ['/activity/recent-count?since=then', 'since', 'invalid_string'],
-    ['/activity/upcoming?daysAhead=1000', 'daysAhead', 'too_big'],
-  ]
-  for (const [url, field, code] of cases) {
-    it(`GET ${url}: 400 with the field in error`, async () => {
-      const account = await createAccount(server)
-      const response = await callAs(server, account)('GET', url)
-      expect(response.statusCode).toBe(400)
-      expect(response.json()).toEqual(badQueryBody(field, code))
-    })
-  }
+  itRejectsBadQueries(
+    () => server,
+    [
+      ['/activity?types=email.opened,bogus', 'types.1', 'invalid_enum_value'],
+      ['/activity?contactId=42', 'contactId', 'invalid_string'],
+      ['/activity?startDate=yesterday', 'startDate', 'invalid_string'],
+      ['/activity?limit=0', 'limit', 'too_small'],
+      ['/activity/stats?startDate=2026-01-02T00:00:00Z&endDate=2026-01-01T00:00:00Z', 'startDate', 'invalid_range'],
+      ['/activity/recent-count?minutes=0', 'minutes', 'too_small'],
+      ['/activity/recent-count?since=then', 'since', 'invalid_string'],
+      ['/activity/upcoming?daysAhead=1000', 'daysAhead', 'too_big'],
+    ],
+  )
 
   it('a cursor that is not ours: 400', async () => {
     const account = await createAccount(server)

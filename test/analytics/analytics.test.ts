@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { subscribeToEvents } from '../../src/modules/events/bus.js'
 import { addDomain } from '../helpers/domains.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
-import { badQueryBody } from '../helpers/errors.js'
+import { itRejectsBadQueries } from '../helpers/errors.js'
 import { emailEvent, publish, waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, callAs, createAccount, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
@@ -293,24 +293,19 @@ describe('rollup counting', () => {
 })
 
 describe('rejects', () => {
-  const cases: [string, string, string][] = [
-    ['/analytics/timeseries?from=yesterday', 'from', 'invalid_string'],
-    ['/analytics/timeseries?granularity=week', 'granularity', 'invalid_enum_value'],
-    ['/analytics/timeseries?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'from', 'invalid_range'],
-    ['/analytics/timeseries?granularity=hour&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'from', 'too_big'],
-    ['/analytics/top-campaigns?metric=revenue', 'metric', 'invalid_enum_value'],
-    ['/analytics/top-campaigns?limit=0', 'limit', 'too_small'],
-    ['/analytics/campaign-stats?campaignId=42', 'campaignId', 'invalid_string'],
-    ['/analytics/top-events?to=soon', 'to', 'invalid_string'],
-  ]
-  for (const [url, field, code] of cases) {
-    it(`GET ${url}: 400 with the field in error`, async () => {
-      const account = await createAccount(server)
-      const response = await callAs(server, account)('GET', url)
-      expect(response.statusCode).toBe(400)
-      expect(response.json()).toEqual(badQueryBody(field, code))
-    })
-  }
+  itRejectsBadQueries(
+    () => server,
+    [
+      ['/analytics/timeseries?from=yesterday', 'from', 'invalid_string'],
+      ['/analytics/timeseries?granularity=week', 'granularity', 'invalid_enum_value'],
+      ['/analytics/timeseries?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'from', 'invalid_range'],
+      ['/analytics/timeseries?granularity=hour&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'from', 'too_big'],
+      ['/analytics/top-campaigns?metric=revenue', 'metric', 'invalid_enum_value'],
+      ['/analytics/top-campaigns?limit=0', 'limit', 'too_small'],
+      ['/analytics/campaign-stats?campaignId=42', 'campaignId', 'invalid_string'],
+      ['/analytics/top-events?to=soon', 'to', 'invalid_string'],
+    ],
+  )
 
   itRequiresTheSecretKey(
     () => server,

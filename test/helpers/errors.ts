@@ -1,4 +1,6 @@
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
+import { callAs, createAccount } from './factories.js'
+import type { TestServer } from './server.js'
 
 /** The spec's error body for a bad query string, naming the field in error and its issue code. */
 export function badQueryBody(field: string, code: string) {
@@ -12,5 +14,17 @@ export function badQueryBody(field: string, code: string) {
       errors: [expect.objectContaining({ field, code })],
     },
     timestamp: expect.any(String),
+  }
+}
+
+/** One test per `[url, field, code]`: a GET with that query string answers 400 naming the field and code. */
+export function itRejectsBadQueries(server: () => TestServer, cases: [url: string, field: string, code: string][]) {
+  for (const [url, field, code] of cases) {
+    it(`GET ${url}: 400 with the field in error`, async () => {
+      const account = await createAccount(server())
+      const response = await callAs(server(), account)('GET', url)
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toEqual(badQueryBody(field, code))
+    })
   }
 }
