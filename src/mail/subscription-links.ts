@@ -63,9 +63,5 @@ export function withSubscriptionUrls<T extends object>(
 }
 
 export function subscriptionUrls(publicUrl: string, secret: string, subject: SubscriptionSubject): SubscriptionUrls {
-  return {
-    unsubscribeUrl: subscriptionUrl(publicUrl, secret, 'unsubscribe', subject),
-    subscribeUrl: subscriptionUrl(publicUrl, secret, 'subscribe', subject),
-    manageUrl: subscriptionUrl(publicUrl, secret, 'manage', subject),
-  }
+  return withSubscriptionUrls({}, publicUrl, secret, subject)
 }

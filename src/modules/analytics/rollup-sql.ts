@@ -14,7 +14,7 @@ const campaignIdPattern = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-f
 
 /**
  * Adds the events matching `filter` (SQL on `events e`) to both rollups in one statement: the subscriber
- * passes the ids of a dispatched batch; migration 0004 ran the same over every event dispatched before it.
+ * passes the ids of a dispatched batch; migration 0008 ran the same over every event dispatched before it.
  * Rows are upserted in key order, so two dispatchers (two worker processes) updating the same counters wait
  * for each other instead of deadlocking.
  */
