@@ -1,7 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
-import { signDkim } from './dkim.js'
+import { dkimSignature } from './dkim.js'
+import { serializeMime } from './mime.js'
 import { applyTracking, type TrackingOptions } from './tracking-html.js'
 import { type EmailTracking, trackingOptions } from './tracking-links.js'
 
@@ -93,9 +94,10 @@ function customHeaders(headers: Record<string, string> | undefined): Record<stri
 /**
  * Builds the MIME message: multipart/alternative (text from the HTML, then HTML), inline parts, attachments.
  * With `tracking`, only the HTML part gets the pixel and redirects: the text alternative keeps the original
- * links, readable as written (text-only readers cannot load a pixel anyway).
+ * links, readable as written (text-only readers cannot load a pixel anyway). Returns the message as a string
+ * with a character per byte (latin1), with CRLF line ends.
  */
-export async function composeMessage(message: MessageSpec, tracking?: TrackingOptions): Promise<Buffer> {
+export function composeMessage(message: MessageSpec, tracking?: TrackingOptions): string {
   const composer = new MailComposer({
     from: { name: message.from.name ?? '', address: message.from.email },
     to: { name: message.to.name ?? '', address: message.to.email },
@@ -118,16 +120,15 @@ export async function composeMessage(message: MessageSpec, tracking?: TrackingOp
     disableFileAccess: true,
     disableUrlAccess: true,
   })
-  return withCrlfLineEnds(await composer.compile().build())
+  return withCrlfLineEnds(serializeMime(composer.compile()))
 }
 
 /**
  * 7bit parts (the text alternative, plain-ASCII HTML) keep their bare LFs. SMTP turns them into CRLF on
  * the wire, so the bytes we sign and store must already have them, or the body hash would not match.
  */
-function withCrlfLineEnds(raw: Buffer): Buffer {
-  const text = raw.toString('latin1')
-  return /(?<!\r)\n/.test(text) ? Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'latin1') : raw
+function withCrlfLineEnds(text: string): string {
+  return /(?<!\r)\n/.test(text) ? text.replace(/\r?\n/g, '\r\n') : text
 }
 
 /** Parsing a PEM costs about as much as a signature, so each thread keeps the keys it has seen. */
@@ -146,13 +147,19 @@ export class PrivateKeyCache {
   }
 }
 
-/** Prepends a relaxed/relaxed rsa-sha256 DKIM-Signature header. */
-export function signMessage(raw: Buffer, key: DkimKey, keys = new PrivateKeyCache()): Buffer {
-  const signer = { domainName: key.domainName, selector: key.selector, privateKey: keys.get(key.privateKeyPem) }
-  return signDkim(raw, signer, signedHeaderNames)
+/**
+ * The finished message, DKIM-signed when the job has a key. Its bytes are an ArrayBuffer of their own, so a
+ * compose thread can hand them over without a copy.
+ */
+export function buildMessage(job: ComposeJob, keys = new PrivateKeyCache()): Buffer {
+  const text = composeMessage(job.message, job.tracking && trackingOptions(job.tracking))
+  const message = job.dkim ? signed(text, job.dkim, keys) : text
+  const bytes = Buffer.allocUnsafeSlow(message.length)
+  bytes.write(message, 'latin1')
+  return bytes
 }
 
-export async function buildMessage(job: ComposeJob, keys?: PrivateKeyCache): Promise<Buffer> {
-  const raw = await composeMessage(job.message, job.tracking && trackingOptions(job.tracking))
-  return job.dkim ? signMessage(raw, job.dkim, keys) : raw
+function signed(text: string, key: DkimKey, keys: PrivateKeyCache): string {
+  const signer = { domainName: key.domainName, selector: key.selector, privateKey: keys.get(key.privateKeyPem) }
+  return dkimSignature(text, signer, signedHeaderNames) + text
 }

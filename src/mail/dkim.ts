@@ -28,15 +28,15 @@ function relaxedHeader(field: string): string {
 }
 
 /**
- * Prepends a relaxed/relaxed rsa-sha256 DKIM-Signature over the listed headers that are present. Done in
- * one synchronous pass over the finished message: the stream-based signer costs as much again as the RSA
- * operation itself at these message sizes.
+ * The relaxed/relaxed rsa-sha256 DKIM-Signature header field (CRLF-terminated) over the listed headers that are
+ * present, to be put in front of the message. Done in one synchronous pass over the finished message, a string
+ * with a character per byte: the stream-based signer costs as much again as the RSA operation itself at these
+ * message sizes.
  */
-export function signDkim(raw: Buffer, signer: DkimSigner, headerNames: readonly string[]): Buffer {
-  const text = raw.toString('latin1')
-  const split = text.indexOf(headerEnd)
-  const head = split === -1 ? text : text.slice(0, split)
-  const body = split === -1 ? '' : text.slice(split + headerEnd.length)
+export function dkimSignature(message: string, signer: DkimSigner, headerNames: readonly string[]): string {
+  const split = message.indexOf(headerEnd)
+  const head = split === -1 ? message : message.slice(0, split)
+  const body = split === -1 ? '' : message.slice(split + headerEnd.length)
 
   const fields = head.split(/\r\n(?![ \t])/)
   const byName = new Map<string, string>()
@@ -58,5 +58,5 @@ export function signDkim(raw: Buffer, signer: DkimSigner, headerNames: readonly 
     ` bh=${bodyHash};\r\n h=${signed.join(':')};\r\n b=`
   canonical.push(relaxedHeader(unsigned))
   const signature = createSign('RSA-SHA256').update(canonical.join('\r\n'), 'latin1').sign(signer.privateKey, 'base64')
-  return Buffer.concat([Buffer.from(`${unsigned}${signature}\r\n`, 'latin1'), raw])
+  return `${unsigned}${signature}\r\n`
 }
