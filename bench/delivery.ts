@@ -2,7 +2,11 @@
  * Delivery throughput: emails accepted into the outbox until they have all reached a loopback SMTP sink,
  * DKIM-signed with RSA-2048, against raw pooled nodemailer (no DKIM) sending to the same sink in the same run.
  *
- *   npx tsx bench/delivery.ts [--size 5000]
+ *   npx tsx bench/delivery.ts [--size 5000] [--rounds 3] [--warmup 2000]
+ *
+ * Both paths are warmed up first (V8 keeps compiling the hot paths for the first few thousand emails), then
+ * measured in alternating rounds of `size` emails each; the median round is the headline, as for the HTTP
+ * benchmarks, and each round's ratio compares two runs taken back to back.
  *
  * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
  * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
@@ -25,8 +29,16 @@ import { startDeliveryWorker } from '../src/modules/delivery/worker.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
 import { cpuMsOf, descendants } from './lib/cpu.js'
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '5000' } } })
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '2000' },
+  },
+})
 const size = Number(values.size)
+const rounds = Number(values.rounds)
+const warmup = Number(values.warmup)
 const smtpConnections = 8
 const domain = 'bench.mailroom.test'
 
@@ -161,61 +173,88 @@ async function main() {
     .returning()
   if (!project) throw new Error('no project')
 
-  const send = async (count: number, offset: number) => {
+  let sent = 0
+  const send = async (count: number) => {
     const target = sink.received() + count
     const started = performance.now()
     await ctx.db.transaction((tx) =>
       enqueueEmails(
         tx,
         project.id,
-        Array.from({ length: count }, (_, index) => benchEmail(offset + index)),
+        Array.from({ length: count }, (_, index) => benchEmail(sent + index)),
       ),
     )
+    sent += count
     wakeOutbox(ctx.pool)
     const enqueuedMs = performance.now() - started
     await sink.waitFor(target)
     return { enqueuedMs, totalMs: performance.now() - started }
   }
 
-  // Warm up both paths: threads, connections, JIT.
-  await send(300, 0)
-  await rawNodemailer(sink.url, 300)
-
-  let cpu = process.cpuUsage()
-  const raw = await rawNodemailer(sink.url, size)
-  const rawCpu = process.cpuUsage(cpu)
-  cpu = process.cpuUsage()
   const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
-  const postgresBefore = postgresCpu()
-  const elu = performance.eventLoopUtilization()
-  const { enqueuedMs, totalMs } = await send(size, size)
-  const outboxCpu = process.cpuUsage(cpu)
-  const outboxPostgresMs = postgresCpu() - postgresBefore
-  const mainThreadBusy = Number(performance.eventLoopUtilization(elu).utilization.toFixed(2))
   // CPU of every thread of this process (sender, compose threads, sink) per email: what the cores had to give.
   const cpuMsPerEmail = (usage: NodeJS.CpuUsage) => Number(((usage.user + usage.system) / 1000 / size).toFixed(2))
-  const outboxRate = size / (totalMs / 1000)
+
+  const measureRaw = async () => {
+    const cpu = process.cpuUsage()
+    const emailsPerSecond = await rawNodemailer(sink.url, size)
+    return { emailsPerSecond, cpuMsPerEmail: cpuMsPerEmail(process.cpuUsage(cpu)) }
+  }
+  const measureOutbox = async () => {
+    const cpu = process.cpuUsage()
+    const postgresBefore = postgresCpu()
+    const elu = performance.eventLoopUtilization()
+    const { enqueuedMs, totalMs } = await send(size)
+    return {
+      emailsPerSecond: size / (totalMs / 1000),
+      enqueueMs: Math.round(enqueuedMs),
+      acceptToSinkMs: Math.round(totalMs),
+      cpuMsPerEmail: cpuMsPerEmail(process.cpuUsage(cpu)),
+      // The embedded PostgreSQL's processes (children of this one); not measurable on a DATABASE_URL server.
+      postgresCpuMsPerEmail: serverUrl ? null : Number(((postgresCpu() - postgresBefore) / size).toFixed(2)),
+      mainThreadBusy: Number(performance.eventLoopUtilization(elu).utilization.toFixed(2)),
+    }
+  }
+
+  // Warm up both paths: threads, connections, JIT.
+  await send(warmup)
+  await rawNodemailer(sink.url, warmup)
+
+  const runs: { outbox: Awaited<ReturnType<typeof measureOutbox>>; raw: Awaited<ReturnType<typeof measureRaw>> }[] = []
+  for (let round = 0; round < rounds; round++) {
+    const raw = await measureRaw()
+    const outbox = await measureOutbox()
+    runs.push({ outbox, raw })
+  }
+  const byRate = [...runs].sort((a, b) => a.outbox.emailsPerSecond - b.outbox.emailsPerSecond)
+  const median = byRate[Math.floor(byRate.length / 2)] ?? byRate[0]
+  if (!median) throw new Error('no measured round')
+  const ratio = (run: (typeof runs)[number]) =>
+    Number((run.outbox.emailsPerSecond / run.raw.emailsPerSecond).toFixed(2))
+  const rounded = <T extends { emailsPerSecond: number }>(stats: T) => ({
+    ...stats,
+    emailsPerSecond: Math.round(stats.emailsPerSecond),
+  })
 
   const result = {
     bench: 'delivery',
     size,
+    rounds,
+    warmup,
     cores: availableParallelism(),
     loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
     database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     dkim: 'rsa-2048, relaxed/relaxed, signed on worker threads',
-    outbox: {
-      emailsPerSecond: Math.round(outboxRate),
-      enqueueMs: Math.round(enqueuedMs),
-      acceptToSinkMs: Math.round(totalMs),
-      cpuMsPerEmail: cpuMsPerEmail(outboxCpu),
-      // The embedded PostgreSQL's processes (children of this one); not measurable on a DATABASE_URL server.
-      postgresCpuMsPerEmail: serverUrl ? null : Number((outboxPostgresMs / size).toFixed(2)),
-      mainThreadBusy,
-    },
-    rawNodemailer: { emailsPerSecond: Math.round(raw), dkim: false, cpuMsPerEmail: cpuMsPerEmail(rawCpu) },
-    ratio: Number((outboxRate / raw).toFixed(2)),
+    outbox: rounded(median.outbox),
+    rawNodemailer: { ...rounded(median.raw), dkim: false },
+    ratio: ratio(median),
+    runs: runs.map((run) => ({
+      outbox: Math.round(run.outbox.emailsPerSecond),
+      raw: Math.round(run.raw.emailsPerSecond),
+      ratio: ratio(run),
+    })),
     bars: { minEmailsPerSecond: 1000, minRatio: 0.5 },
-    pass: outboxRate >= 1000 && outboxRate / raw >= 0.5,
+    pass: median.outbox.emailsPerSecond >= 1000 && ratio(median) >= 0.5,
     at: new Date().toISOString(),
   }
   console.log(JSON.stringify(result, null, 2))
