@@ -28,12 +28,15 @@ type Batch = { sent: SentUpdate[]; retry: RetryUpdate[]; failed: FailedUpdate[];
 
 const emptyBatch = (): Batch => ({ sent: [], retry: [], failed: [], bounced: [] })
 
-const flushDelayMs = 5
-const flushBatchSize = 50
+// Each flush is a transaction with a WAL flush of its own: at 1,000 emails/s a 5 ms delay meant ~200 of them a
+// second and a quarter more PostgreSQL CPU per email than 20 ms. The cost: a crash between the SMTP server's
+// reply and the flush may send up to 20 ms worth of emails again, as it always could for 5 ms.
+const flushDelayMs = 20
+const flushBatchSize = 200
 const failedFlushDelayMs = 1_000
 
 /**
- * Outcomes are written in small batches (every few milliseconds or every 50 emails): one UPDATE per
+ * Outcomes are written in small batches (every 20 milliseconds or every 200 emails): one UPDATE per
  * kind instead of one per email keeps the database off the critical path of the send rate. A flush
  * that fails keeps its outcomes and tries again, so an accepted email is never left to be resent.
  */
