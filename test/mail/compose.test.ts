@@ -33,7 +33,7 @@ const message: MessageSpec = {
 
 describe('composing a message', () => {
   it('carries both alternatives, encoded names and subject, custom headers and exact attachment bytes', async () => {
-    const parsed = await simpleParser(await buildMessage({ message }))
+    const parsed = await simpleParser(buildMessage({ message }))
 
     expect(parsed.subject).toBe(message.subject)
     expect(parsed.from?.value).toEqual([{ address: message.from.email, name: message.from.name }])
@@ -56,7 +56,7 @@ describe('composing a message', () => {
   })
 
   it('never lets a custom header replace the sender, recipient or Message-ID', async () => {
-    const raw = await buildMessage({
+    const raw = buildMessage({
       message: { ...message, headers: { From: 'evil@attacker.test', 'Message-ID': '<x@attacker.test>' } },
     })
     const parsed = await simpleParser(raw)

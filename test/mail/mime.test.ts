@@ -40,9 +40,20 @@ const cases: Record<string, Mail> = {
     ...base,
     html: '<p>Logo</p><img src="cid:logo@mr">',
     attachments: [
-      { filename: 'notes.txt', contentType: 'text/plain', content: Buffer.from('a\nb\r\nc\n'), contentTransferEncoding: 'base64' },
+      {
+        filename: 'notes.txt',
+        contentType: 'text/plain',
+        content: Buffer.from('a\nb\r\nc\n'),
+        contentTransferEncoding: 'base64',
+      },
       { filename: 'data.bin', contentType: 'application/octet-stream', content: Buffer.from([0, 13, 10, 255, 13]) },
-      { filename: 'logo.png', contentType: 'image/png', content: randomBytes(5000), cid: 'logo@mr', contentDisposition: 'inline' },
+      {
+        filename: 'logo.png',
+        contentType: 'image/png',
+        content: randomBytes(5000),
+        cid: 'logo@mr',
+        contentDisposition: 'inline',
+      },
       { filename: 'Bericht für Köln.pdf', contentType: 'application/pdf', content: randomBytes(100) },
     ],
   },

@@ -48,7 +48,7 @@ describe('composing a tracked message', () => {
   const tracking = { publicUrl, secret, emailId, projectId, contactId }
 
   it('rewrites only the HTML part, adds the pixel, leaves the subscription link, and is the same on every retry', async () => {
-    const first = await buildMessage({ message, tracking })
+    const first = buildMessage({ message, tracking })
     const parsed = await simpleParser(first)
     const html = String(parsed.html)
     expect(html).toContain(`href="${clickUrl(publicUrl, secret, emailId, 'https://shop.example.com/sale')}"`)
@@ -57,12 +57,12 @@ describe('composing a tracked message', () => {
     expect(parsed.text).toContain('https://shop.example.com/sale')
     expect(parsed.text).not.toContain('/t/')
 
-    const again = await simpleParser(await buildMessage({ message, tracking }))
+    const again = await simpleParser(buildMessage({ message, tracking }))
     expect(again.html).toBe(parsed.html)
   })
 
   it('without tracking the HTML is as given', async () => {
-    const parsed = await simpleParser(await buildMessage({ message }))
+    const parsed = await simpleParser(buildMessage({ message }))
     expect(String(parsed.html)).not.toContain('/t/')
   })
 })
