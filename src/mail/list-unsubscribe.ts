@@ -1,4 +1,5 @@
-import { type SubscriptionSubject, subscriptionToken, subscriptionUrl } from './subscription-links.js'
+import { signPayload, verifyPayload } from './signed-links.js'
+import { type SubscriptionSubject, subscriptionUrl } from './subscription-links.js'
 
 /**
  * RFC 2369 / RFC 8058 one-click unsubscribe headers for campaign and marketing mail. Mailbox providers POST
@@ -21,8 +22,7 @@ const mailboxPrefix = 'unsubscribe+'
 export function listUnsubscribeHeaders(options: ListUnsubscribeOptions): Record<string, string> {
   const links = [`<${subscriptionUrl(options.publicUrl, options.secret, 'unsubscribe', options.subject)}>`]
   if (options.inboundDomain) {
-    // The token's alphabet (base64url and one dot) is a valid dot-atom local part, so it needs no quoting.
-    const token = subscriptionToken(options.secret, 'unsubscribe', options.subject)
+    const token = unsubscribeMailboxToken(options.secret, options.subject.contactId)
     links.push(`<mailto:${mailboxPrefix}${token}@${options.inboundDomain}>`)
   }
   return {
@@ -32,8 +32,25 @@ export function listUnsubscribeHeaders(options: ListUnsubscribeOptions): Record<
 }
 
 /**
+ * The token of a contact's unsubscribe mailbox: the contact id's 16 bytes and a 16-byte MAC, 45 characters, so
+ * `unsubscribe+TOKEN` fits the 64 octets RFC 5321 allows a local part (the contact id names the project too).
+ * Its alphabet (base64url and one dot) is a valid dot-atom, so the address needs no quoting.
+ */
+export function unsubscribeMailboxToken(secret: string, contactId: string): string {
+  return signPayload(secret, 'unsubscribe-mailbox', Buffer.from(contactId.replaceAll('-', ''), 'hex'))
+}
+
+/** The contact id of an unsubscribe mailbox token, or undefined for one we did not sign. */
+export function readUnsubscribeMailboxToken(secret: string, token: string): string | undefined {
+  const bytes = verifyPayload(secret, 'unsubscribe-mailbox', token)
+  if (bytes?.length !== 16) return undefined
+  const hex = bytes.toString('hex')
+  return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join('-')
+}
+
+/**
  * The unsubscribe token of a recipient address such as `unsubscribe+TOKEN@inbound.example.com`, or undefined
- * when the address is not an unsubscribe mailbox of that domain. Verify the token with `readSubscriptionToken`.
+ * when the address is not an unsubscribe mailbox of that domain. Verify the token with `readUnsubscribeMailboxToken`.
  */
 export function unsubscribeTokenOfAddress(address: string, inboundDomain: string): string | undefined {
   const at = address.lastIndexOf('@')

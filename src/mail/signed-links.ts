@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
  * readable but cannot be forged or altered without the server's secret. Each purpose has its own key, so a
  * token minted for one kind of link is useless for another.
  */
-export type LinkPurpose = 'open' | 'click' | 'unsubscribe' | 'subscribe' | 'manage'
+export type LinkPurpose = 'open' | 'click' | 'unsubscribe' | 'subscribe' | 'manage' | 'unsubscribe-mailbox'
 
 const signatureBytes = 16
 
@@ -27,12 +27,22 @@ function signature(secret: string, purpose: LinkPurpose, payload: string): Buffe
 }
 
 export function signLinkToken(secret: string, purpose: LinkPurpose, parts: readonly string[]): string {
-  const payload = Buffer.from(parts.join('\n')).toString('base64url')
-  return `${payload}.${signature(secret, purpose, payload).toString('base64url')}`
+  return signPayload(secret, purpose, Buffer.from(parts.join('\n')))
 }
 
 /** The signed parts, or undefined for anything tampered, truncated or minted for another purpose. */
 export function verifyLinkToken(secret: string, purpose: LinkPurpose, token: string): string[] | undefined {
+  return verifyPayload(secret, purpose, token)?.toString().split('\n')
+}
+
+/** `payload.mac`, both base64url: the payload's bytes as given, for tokens that must be short. */
+export function signPayload(secret: string, purpose: LinkPurpose, bytes: Buffer): string {
+  const payload = bytes.toString('base64url')
+  return `${payload}.${signature(secret, purpose, payload).toString('base64url')}`
+}
+
+/** The signed bytes, or undefined for anything tampered, truncated or minted for another purpose. */
+export function verifyPayload(secret: string, purpose: LinkPurpose, token: string): Buffer | undefined {
   const [payload, mac, extra] = token.split('.')
   if (!payload || !mac || extra !== undefined) return undefined
   // Compared as text: decoding would ignore the last character's padding bits, so several spellings of one
@@ -40,5 +50,5 @@ export function verifyLinkToken(secret: string, purpose: LinkPurpose, token: str
   const given = Buffer.from(mac)
   const expected = Buffer.from(signature(secret, purpose, payload).toString('base64url'))
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
-  return Buffer.from(payload, 'base64url').toString().split('\n')
+  return Buffer.from(payload, 'base64url')
 }

@@ -1,6 +1,7 @@
 import { createTransport, type SendMailOptions } from 'nodemailer'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { DkimKey } from '../../src/mail/compose.js'
+import { subscriptionToken } from '../../src/mail/subscription-links.js'
 import { acceptsInboundRecipient, receiveInboundMessage } from '../../src/modules/inbound/service.js'
 import { publishDkimKey } from '../helpers/dkim.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
@@ -280,6 +281,7 @@ describe('the mailto List-Unsubscribe address', () => {
     )
     expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m)
     const address = /<mailto:([^>]+)>/.exec(header ?? '')?.[1] ?? ''
+    expect(address.split('@')[0]?.length).toBeLessThanOrEqual(64)
     expect((await contactOf(env.server, alpha.project.id, 'ivy@example.net'))?.subscribed).toBe(true)
 
     const unsubscribe = { from: 'ivy@example.net', to: address, subject: 'unsubscribe', text: 'unsubscribe' }
@@ -295,6 +297,20 @@ describe('the mailto List-Unsubscribe address', () => {
     // A second request (or a retry) finds the contact unsubscribed already: no second event.
     await deliver({ ...unsubscribe, messageId: '<again@example.net>' })
     expect(await eventsNamed(env.server, 'contact.unsubscribed')).toHaveLength(1)
+  })
+
+  it('still unsubscribes through the longer address of mail sent before the short mailbox tokens', async () => {
+    await sendMarketing('jay@example.net')
+    const jay = await contactOf(env.server, alpha.project.id, 'jay@example.net')
+    const token = subscriptionToken(env.server.ctx.config.secret, 'unsubscribe', {
+      projectId: alpha.project.id,
+      contactId: jay?.id ?? '',
+    })
+    const address = `unsubscribe+${token}@in.mailroom.test`
+    expect((await deliver({ from: 'jay@example.net', to: address, subject: 'u', text: 'u' })).accepted).toEqual([
+      address,
+    ])
+    expect((await contactOf(env.server, alpha.project.id, 'jay@example.net'))?.subscribed).toBe(false)
   })
 
   it('refuses an unsubscribe mailbox whose token we did not sign', async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { listUnsubscribeHeaders, unsubscribeTokenOfAddress } from '../../src/mail/list-unsubscribe.js'
-import { signLinkToken } from '../../src/mail/signed-links.js'
+import {
+  listUnsubscribeHeaders,
+  readUnsubscribeMailboxToken,
+  unsubscribeMailboxToken,
+  unsubscribeTokenOfAddress,
+} from '../../src/mail/list-unsubscribe.js'
+import { signLinkToken, signPayload } from '../../src/mail/signed-links.js'
 import { readSubscriptionToken, subscriptionUrls } from '../../src/mail/subscription-links.js'
 
 const secret = 'a-secret-of-more-than-thirty-two-characters'
@@ -62,10 +67,12 @@ describe('List-Unsubscribe headers', () => {
       subject,
       inboundDomain: 'inbound.example.com',
     })
-    const token = tokenOf(unsubscribeUrl)
+    const token = unsubscribeMailboxToken(secret, subject.contactId)
     expect(withInbound['List-Unsubscribe']).toBe(
       `<${unsubscribeUrl}>, <mailto:unsubscribe+${token}@inbound.example.com>`,
     )
+    // RFC 5321 allows a local part of 64 octets; longer ones are refused or mangled by some servers.
+    expect(`unsubscribe+${token}`.length).toBeLessThanOrEqual(64)
     expect(withInbound['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click')
   })
 
@@ -78,9 +85,24 @@ describe('List-Unsubscribe headers', () => {
     })['List-Unsubscribe']
     const address = header?.match(/<mailto:([^>]+)>/)?.[1] ?? ''
     const token = unsubscribeTokenOfAddress(address, 'INBOUND.example.com')
-    expect(token && readSubscriptionToken(secret, 'unsubscribe', token)).toEqual(subject)
+    expect(token && readUnsubscribeMailboxToken(secret, token)).toBe(subject.contactId)
     expect(unsubscribeTokenOfAddress(address, 'other.example.com')).toBeUndefined()
     expect(unsubscribeTokenOfAddress('unsubscribe+@inbound.example.com', 'inbound.example.com')).toBeUndefined()
     expect(unsubscribeTokenOfAddress('support@inbound.example.com', 'inbound.example.com')).toBeUndefined()
+  })
+
+  it('a mailbox token is refused when altered, signed with another secret or minted for another purpose', () => {
+    const token = unsubscribeMailboxToken(secret, subject.contactId)
+    const [, mac] = token.split('.')
+    const otherContact = Buffer.from(subject.projectId.replaceAll('-', ''), 'hex').toString('base64url')
+    expect(readUnsubscribeMailboxToken(secret, `${otherContact}.${mac}`)).toBeUndefined()
+    expect(readUnsubscribeMailboxToken(`${secret}?`, token)).toBeUndefined()
+    const { unsubscribeUrl } = subscriptionUrls('https://mail.example.com', secret, subject)
+    expect(readUnsubscribeMailboxToken(secret, tokenOf(unsubscribeUrl))).toBeUndefined()
+    expect(readSubscriptionToken(secret, 'unsubscribe', token)).toBeUndefined()
+    // Signed, but not 16 bytes: not a contact id.
+    expect(
+      readUnsubscribeMailboxToken(secret, signPayload(secret, 'unsubscribe-mailbox', Buffer.alloc(15))),
+    ).toBeUndefined()
   })
 })

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js'
-import { unsubscribeTokenOfAddress } from '../../mail/list-unsubscribe.js'
+import { readUnsubscribeMailboxToken, unsubscribeTokenOfAddress } from '../../mail/list-unsubscribe.js'
 import { readSubscriptionToken } from '../../mail/subscription-links.js'
-import { findLinkedContact, setSubscriptionFromLink } from '../subscriptions/service.js'
+import { findLinkedContact, findMailboxContact, setSubscriptionFromLink } from '../subscriptions/service.js'
 
 /** The token of an `unsubscribe+TOKEN@INBOUND_DOMAIN` recipient; undefined for any other address. */
 export function unsubscribeTokenOfRecipient(ctx: AppContext, address: string): string | undefined {
@@ -9,9 +9,16 @@ export function unsubscribeTokenOfRecipient(ctx: AppContext, address: string): s
   return domain ? unsubscribeTokenOfAddress(address, domain) : undefined
 }
 
-/** Whether the token was signed by us, so the mailbox exists; checked without the database. */
+/**
+ * Whether the token was signed by us, so the mailbox exists; checked without the database. Mail sent before
+ * the short mailbox tokens carries the unsubscribe link's token, which still works.
+ */
 export function isValidUnsubscribeToken(ctx: AppContext, token: string): boolean {
-  return readSubscriptionToken(ctx.config.secret, 'unsubscribe', token) !== undefined
+  const { secret } = ctx.config
+  return (
+    readUnsubscribeMailboxToken(secret, token) !== undefined ||
+    readSubscriptionToken(secret, 'unsubscribe', token) !== undefined
+  )
 }
 
 /**
@@ -20,6 +27,8 @@ export function isValidUnsubscribeToken(ctx: AppContext, token: string): boolean
  * a contact deleted since the email was sent is nothing to do.
  */
 export async function unsubscribeByMail(ctx: AppContext, token: string): Promise<void> {
-  const contact = await findLinkedContact(ctx.db, ctx.config.secret, 'unsubscribe', token)
+  const { secret } = ctx.config
+  const contact =
+    (await findMailboxContact(ctx.db, secret, token)) ?? (await findLinkedContact(ctx.db, secret, 'unsubscribe', token))
   if (contact) await setSubscriptionFromLink(ctx.db, contact, false)
 }

@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { contacts, projects } from '../../db/schema/index.js'
+import { readUnsubscribeMailboxToken } from '../../mail/list-unsubscribe.js'
 import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/subscription-links.js'
 import { setContactSubscription } from '../contacts/service.js'
 
@@ -21,6 +22,20 @@ export async function findLinkedContact(
 ): Promise<LinkedContact | undefined> {
   const subject = readSubscriptionToken(secret, purpose, token)
   if (!subject) return undefined
+  return linkedContact(db, and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)))
+}
+
+/** The contact behind an unsubscribe mailbox; its signed token names the contact alone, which names the project. */
+export async function findMailboxContact(
+  db: Database,
+  secret: string,
+  token: string,
+): Promise<LinkedContact | undefined> {
+  const contactId = readUnsubscribeMailboxToken(secret, token)
+  return contactId === undefined ? undefined : linkedContact(db, eq(contacts.id, contactId))
+}
+
+async function linkedContact(db: Database, where: SQL | undefined): Promise<LinkedContact | undefined> {
   const [row] = await db
     .select({
       projectId: projects.id,
@@ -31,7 +46,7 @@ export async function findLinkedContact(
     })
     .from(contacts)
     .innerJoin(projects, eq(projects.id, contacts.projectId))
-    .where(and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)))
+    .where(where)
   return row
 }
 
