@@ -191,6 +191,23 @@ describe('marketing mail', () => {
 })
 
 describe('forged and tampered tokens', () => {
+  it('is rate limited per tracking URL, 120 a minute whatever the query string; other emails are unaffected', async () => {
+    const limitedEmail = await sendMarketing()
+    const other = await sendMarketing()
+    const pixel = trackingPaths(limitedEmail.message).pixel ?? ''
+    const statuses = new Set<number>()
+    for (let load = 0; load < 120; load++) statuses.add((await inject('GET', `${pixel}?n=${load}`)).statusCode)
+    expect([...statuses]).toEqual([200])
+
+    const limited = await inject('GET', `${pixel}?n=more`)
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().error.code).toBe('RATE_LIMIT_EXCEEDED')
+    expect((await emailRow(limitedEmail.emailId)).opens).toBe(120)
+
+    expect((await inject('GET', trackingPaths(other.message).pixel ?? '')).statusCode).toBe(200)
+    expect((await emailRow(other.emailId)).opens).toBe(1)
+  })
+
   it('a tampered pixel token still gets the pixel but records nothing', async () => {
     const { emailId, message } = await sendMarketing()
     for (const path of [tamper(trackingPaths(message).pixel ?? ''), '/t/open/', '/t/open/garbage', '/t/open/a.b.c']) {
