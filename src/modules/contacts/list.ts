@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
+import { escapeLike } from '../../db/like.js'
 import { AppError } from '../../errors.js'
 import type { ContactListQuery, ContactView } from './schemas.js'
 import { type ContactRow, contactColumns, toContactView } from './sql.js'
@@ -15,10 +16,6 @@ function decodeContactCursor(text: string, query: ContactListQuery): Cursor {
     if (sort === query.sort && dir === query.dir && validValue && uuidPattern.test(id)) return { value, id }
   }
   throw new AppError('BAD_REQUEST', 'Invalid cursor: pass the cursor of the previous page with the same sort and dir')
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`)
 }
 
 type PageRow = ContactRow & { sort_value: string }

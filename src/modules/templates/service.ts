@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import type { Database, Executor } from '../../db/client.js'
+import { escapeLike } from '../../db/like.js'
 import { templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { validateTemplate } from '../../mail/render.js'
@@ -58,10 +59,6 @@ export async function getTemplate(db: Executor, projectId: string, templateId: s
     .where(and(eq(templates.id, templateId), eq(templates.projectId, projectId)))
   if (!row) throw notFound('Template')
   return row
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`)
 }
 
 export async function listTemplates(db: Executor, projectId: string, query: TemplateListQuery): Promise<TemplatePage> {
