@@ -27,6 +27,7 @@ import { batchedKeyLookup, findMemberProject } from './modules/projects/service.
 import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
+import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerTrackingRoutes } from './modules/tracking/routes.js'
@@ -107,6 +108,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
+  registerSuppressionRoutes(app, ctx)
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)

@@ -20,7 +20,11 @@ export const suppressions = pgTable(
     emailId: uuid(),
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.email] })],
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.email] }),
+    // GET /suppressions, newest first (a backward scan).
+    index().on(table.projectId, table.createdAt, table.email),
+  ],
 )
 
 /**

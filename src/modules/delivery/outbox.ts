@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js'
 import { type ComposeJob, senderDomain } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
-import { failSuppressedEmails } from '../feedback/suppressions.js'
+import { failSuppressedEmails } from '../suppressions/service.js'
 import { createNotificationListener } from './listener.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {

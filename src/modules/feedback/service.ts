@@ -5,7 +5,7 @@ import { type EmailStatus, nextEmailStatus, statusOfFeedback } from '../../mail/
 import { setContactSubscription } from '../contacts/service.js'
 import { emailEvent } from '../delivery/events.js'
 import { publishEvents } from '../events/bus.js'
-import { suppressAddress } from './suppressions.js'
+import { suppressAddress } from '../suppressions/service.js'
 
 /** What a provider report, a tracking hit or our own transport learned about one sent email. */
 export type EmailFeedback =

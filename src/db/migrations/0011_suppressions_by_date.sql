@@ -1,0 +1,1 @@
+CREATE INDEX "suppressions_project_id_created_at_email_index" ON "suppressions" USING btree ("project_id","created_at","email");

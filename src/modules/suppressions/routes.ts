@@ -1,0 +1,26 @@
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+import { projectOf } from '../../http/project.js'
+import { suppressionListQuery, suppressionPage, suppressionParams } from './schemas.js'
+import { liftSuppression, listSuppressions } from './service.js'
+
+/** The project's suppression list: addresses that bounced permanently or complained, which no mail reaches. */
+export function registerSuppressionRoutes(app: App, ctx: AppContext): void {
+  const config = { auth: 'project' as const }
+  const tags = ['suppressions']
+
+  app.get(
+    '/suppressions',
+    { config, schema: { tags, querystring: suppressionListQuery, response: { 200: suppressionPage } } },
+    async (request) => listSuppressions(ctx.db, projectOf(request), request.query),
+  )
+
+  app.delete(
+    '/suppressions/:email',
+    { config, schema: { tags, params: suppressionParams } },
+    async (request, reply) => {
+      await liftSuppression(ctx.db, projectOf(request), request.params.email)
+      return reply.code(204).send()
+    },
+  )
+}

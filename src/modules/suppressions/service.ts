@@ -1,0 +1,110 @@
+import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client.js'
+import { decodeCursor, encodeCursor, timestampText, timestampTextPattern } from '../../db/keyset.js'
+import { escapeLike } from '../../db/like.js'
+import { suppressions } from '../../db/schema/index.js'
+import { AppError, notFound } from '../../errors.js'
+import type { SuppressionListQuery, SuppressionPage } from './schemas.js'
+
+export type SuppressionReason = (typeof suppressions.$inferSelect)['reason']
+
+/** Puts an address on the project's suppression list; a complaint outranks an earlier bounce. */
+export async function suppressAddress(
+  db: Executor,
+  projectId: string,
+  email: string,
+  reason: SuppressionReason,
+  emailId: string | null,
+): Promise<void> {
+  await db
+    .insert(suppressions)
+    .values({ projectId, email: email.toLowerCase(), reason, emailId })
+    .onConflictDoUpdate({
+      target: [suppressions.projectId, suppressions.email],
+      set: {
+        reason: sql`CASE WHEN excluded.reason = 'complaint' THEN excluded.reason ELSE ${suppressions.reason} END`,
+      },
+    })
+}
+
+/** What a refused email's `last_error` says, by why its address is suppressed. */
+export const suppressedEmailErrors: Record<SuppressionReason, string> = {
+  bounce: 'suppressed: earlier mail to this address bounced permanently',
+  complaint: 'suppressed: the address complained about earlier mail',
+}
+
+/**
+ * Fails, instead of sending, those of `emailIds` (queued or being sent) whose address is on their project's
+ * suppression list, with the reason in `last_error`; returns their ids. The outbox calls it on each batch it claims, for
+ * addresses suppressed after their email was queued (insertEmails handles those suppressed before).
+ */
+export async function failSuppressedEmails(db: Executor, emailIds: readonly string[]): Promise<string[]> {
+  if (emailIds.length === 0) return []
+  const result = await db.execute<{ id: string }>(sql`
+    UPDATE emails AS e
+    SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, updated_at = now(),
+        last_error = CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
+          ELSE ${suppressedEmailErrors.bounce} END
+    FROM suppressions AS s
+    WHERE e.id = ANY(${sql.param(emailIds)}::uuid[])
+      AND e.status IN ('QUEUED', 'SENDING')
+      AND s.project_id = e.project_id AND s.email = lower(e.to_email)
+    RETURNING e.id`)
+  return result.rows.map((row) => row.id)
+}
+
+/** `(created_at, email)` after the cursor's; the timestamp travels as microsecond text (see db/keyset.ts). */
+function afterCursor(cursor: string): SQL {
+  const [at, email] = decodeCursor(cursor, 2) ?? []
+  if (!at || email === undefined || !timestampTextPattern.test(at)) throw new AppError('BAD_REQUEST', 'Invalid cursor')
+  return sql`(${suppressions.createdAt}, ${suppressions.email}) < (${at}::timestamptz, ${email})`
+}
+
+/** The project's suppressed addresses, newest first; `total` only on the first page, as the spec's cursor lists. */
+export async function listSuppressions(
+  db: Executor,
+  projectId: string,
+  query: SuppressionListQuery,
+): Promise<SuppressionPage> {
+  const filters = and(
+    eq(suppressions.projectId, projectId),
+    query.search ? sql`${suppressions.email} LIKE ${`%${escapeLike(query.search.trim().toLowerCase())}%`}` : undefined,
+    query.reason ? eq(suppressions.reason, query.reason) : undefined,
+  )
+  const rows = await db
+    .select({
+      email: suppressions.email,
+      reason: suppressions.reason,
+      emailId: suppressions.emailId,
+      createdAt: suppressions.createdAt,
+      sortValue: timestampText(sql`${suppressions.createdAt}`).mapWith(String),
+    })
+    .from(suppressions)
+    .where(and(filters, query.cursor ? afterCursor(query.cursor) : undefined))
+    .orderBy(desc(suppressions.createdAt), desc(suppressions.email))
+    .limit(query.limit + 1)
+  const hasMore = rows.length > query.limit
+  const data = rows.slice(0, query.limit).map(({ sortValue, ...suppression }) => suppression)
+  const last = rows[data.length - 1]
+  const [counted] = query.cursor
+    ? [{ total: 0 }]
+    : await db.select({ total: count() }).from(suppressions).where(filters)
+  return {
+    data,
+    cursor: last && hasMore ? encodeCursor([last.sortValue, last.email]) : '',
+    hasMore,
+    total: counted?.total ?? 0,
+  }
+}
+
+/**
+ * Takes an address off the project's list (the mailbox was fixed, the complaint was a mistake): mail to it is
+ * sent again. The contact stays unsubscribed; marketing mail needs it to subscribe again.
+ */
+export async function liftSuppression(db: Executor, projectId: string, email: string): Promise<void> {
+  const removed = await db
+    .delete(suppressions)
+    .where(and(eq(suppressions.projectId, projectId), eq(suppressions.email, email.trim().toLowerCase())))
+    .returning({ email: suppressions.email })
+  if (removed.length === 0) throw notFound('Suppression')
+}
