@@ -28,3 +28,25 @@ export function timestampText(column: SQL): SQL {
 export const timestampTextPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export type KeysetPage<Item> = { data: Item[]; cursor: string; hasMore: boolean; total: number }
+
+/**
+ * A page of a keyset query that fetched `limit + 1` rows: the extra row only tells that more follow. `total`
+ * is counted on the first page only (no cursor) and is 0 after, as the spec's cursor lists say.
+ */
+export async function keysetPage<Row, Item>(
+  rows: readonly Row[],
+  page: { limit: number; cursor?: string | undefined },
+  shape: { view(row: Row): Item; cursorOf(last: Row): string[]; countTotal(): Promise<number> },
+): Promise<KeysetPage<Item>> {
+  const shown = rows.slice(0, page.limit)
+  const hasMore = rows.length > page.limit
+  const last = shown.at(-1)
+  return {
+    data: shown.map((row) => shape.view(row)),
+    cursor: last && hasMore ? encodeCursor(shape.cursorOf(last)) : '',
+    hasMore,
+    total: page.cursor ? 0 : await shape.countTotal(),
+  }
+}

@@ -1,6 +1,13 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
+import {
+  decodeCursor,
+  type KeysetPage,
+  keysetPage,
+  timestampText,
+  timestampTextPattern,
+  uuidPattern,
+} from '../../db/keyset.js'
 import { escapeLike } from '../../db/like.js'
 import { AppError } from '../../errors.js'
 import type { ContactListQuery, ContactView } from './schemas.js'
@@ -28,7 +35,7 @@ export async function listContacts(
   db: Executor,
   projectId: string,
   query: ContactListQuery,
-): Promise<{ data: ContactView[]; cursor: string; hasMore: boolean; total: number }> {
+): Promise<KeysetPage<ContactView>> {
   const filters: SQL[] = [sql`project_id = ${projectId}`]
   if (query.search) filters.push(sql`email LIKE ${`%${escapeLike(query.search.trim().toLowerCase())}%`}`)
   if (query.subscribed !== undefined) filters.push(sql`subscribed = ${query.subscribed === 'true'}`)
@@ -49,18 +56,14 @@ export async function listContacts(
     WHERE ${where}${keyset}
     ORDER BY ${sortColumn} ${direction}, id ${direction}
     LIMIT ${query.limit + 1}`)
-  const rows = result.rows.slice(0, query.limit)
-  const hasMore = result.rows.length > query.limit
-  const last = rows.at(-1)
-  let total = 0
-  if (!after) {
-    const counted = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM contacts WHERE ${where}`)
-    total = counted.rows[0]?.total ?? 0
-  }
-  return {
-    data: rows.map(toContactView),
-    cursor: last && hasMore ? encodeCursor([query.sort, query.dir, last.sort_value, last.id]) : '',
-    hasMore,
-    total,
-  }
+  return keysetPage<PageRow, ContactView>(result.rows, query, {
+    view: toContactView,
+    cursorOf: (last) => [query.sort, query.dir, last.sort_value, last.id],
+    countTotal: async () => {
+      const counted = await db.execute<{ total: number }>(
+        sql`SELECT count(*)::int AS total FROM contacts WHERE ${where}`,
+      )
+      return counted.rows[0]?.total ?? 0
+    },
+  })
 }

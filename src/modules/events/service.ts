@@ -1,6 +1,13 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
+import {
+  decodeCursor,
+  type KeysetPage,
+  keysetPage,
+  timestampText,
+  timestampTextPattern,
+  uuidPattern,
+} from '../../db/keyset.js'
 import { AppError, validationError } from '../../errors.js'
 import { getContact } from '../contacts/service.js'
 import { isReservedEventName } from './names.js'
@@ -41,7 +48,7 @@ export async function listEvents(
   return pageEvents(db, projectId, filters, query)
 }
 
-export type EventPage = { data: EventView[]; cursor: string; hasMore: boolean; total: number }
+export type EventPage = KeysetPage<EventView>
 
 /**
  * One page of the project's events matching `filters` (SQL on alias `e`), newest first, keyset-paginated on
@@ -70,21 +77,18 @@ export async function pageEvents(
     WHERE ${where}${keyset}
     ORDER BY e.created_at DESC, e.id DESC
     LIMIT ${page.limit + 1}`)
-  const rows = result.rows.slice(0, page.limit)
-  const hasMore = result.rows.length > page.limit
-  const last = rows.at(-1)
-  let total = 0
-  if (!page.cursor && countTotal) total = await countTotal()
-  else if (!page.cursor) {
-    const counted = await db.execute<{ total: number }>(sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`)
-    total = counted.rows[0]?.total ?? 0
-  }
-  return {
-    data: rows.map(toEventView),
-    cursor: last && hasMore ? encodeCursor([last.sort_value, last.id]) : '',
-    hasMore,
-    total,
-  }
+  return keysetPage(result.rows, page, {
+    view: toEventView,
+    cursorOf: (last) => [last.sort_value, last.id],
+    countTotal:
+      countTotal ??
+      (async () => {
+        const counted = await db.execute<{ total: number }>(
+          sql`SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+        )
+        return counted.rows[0]?.total ?? 0
+      }),
+  })
 }
 
 export async function getEventStats(db: Executor, projectId: string) {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { cursorPageQuery } from '../../http/pagination.js'
+import { cursorPage, cursorPageQuery } from '../../http/pagination.js'
 
 export const capturedMessageParams = z.object({ id: z.uuid() })
 
@@ -16,10 +16,5 @@ export const capturedMessageView = z.object({
 })
 export type CapturedMessageView = z.infer<typeof capturedMessageView>
 
-export const mailboxPage = z.object({
-  data: z.array(capturedMessageView),
-  cursor: z.string(),
-  hasMore: z.boolean(),
-  total: z.number().int(),
-})
+export const mailboxPage = cursorPage(capturedMessageView)
 export type MailboxPage = z.infer<typeof mailboxPage>

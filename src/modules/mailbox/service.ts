@@ -1,6 +1,6 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
+import { decodeCursor, keysetPage, timestampText, timestampTextPattern, uuidPattern } from '../../db/keyset.js'
 import { capturedMessages } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { MailboxPage, MailboxQuery } from './schemas.js'
@@ -30,18 +30,17 @@ export async function listCapturedMessages(db: Executor, projectId: string, quer
     .where(and(eq(capturedMessages.projectId, projectId), query.cursor ? afterCursor(query.cursor) : undefined))
     .orderBy(desc(capturedMessages.createdAt), desc(capturedMessages.id))
     .limit(query.limit + 1)
-  const hasMore = rows.length > query.limit
-  const data = rows.slice(0, query.limit).map(({ sortValue, ...message }) => message)
-  const last = rows[data.length - 1]
-  const [counted] = query.cursor
-    ? [{ total: 0 }]
-    : await db.select({ total: count() }).from(capturedMessages).where(eq(capturedMessages.projectId, projectId))
-  return {
-    data,
-    cursor: last && hasMore ? encodeCursor([last.sortValue, last.id]) : '',
-    hasMore,
-    total: counted?.total ?? 0,
-  }
+  return keysetPage(rows, query, {
+    view: ({ sortValue, ...message }) => message,
+    cursorOf: (last) => [last.sortValue, last.id],
+    countTotal: async () => {
+      const [counted] = await db
+        .select({ total: count() })
+        .from(capturedMessages)
+        .where(eq(capturedMessages.projectId, projectId))
+      return counted?.total ?? 0
+    },
+  })
 }
 
 export async function getCapturedMessageRaw(db: Executor, projectId: string, id: string): Promise<Buffer> {

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { decodeCursor, encodeCursor, timestampText, timestampTextPattern } from '../../db/keyset.js'
+import { decodeCursor, keysetPage, timestampText, timestampTextPattern } from '../../db/keyset.js'
 import { escapeLike } from '../../db/like.js'
 import { suppressions } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
@@ -83,18 +83,14 @@ export async function listSuppressions(
     .where(and(filters, query.cursor ? afterCursor(query.cursor) : undefined))
     .orderBy(desc(suppressions.createdAt), desc(suppressions.email))
     .limit(query.limit + 1)
-  const hasMore = rows.length > query.limit
-  const data = rows.slice(0, query.limit).map(({ sortValue, ...suppression }) => suppression)
-  const last = rows[data.length - 1]
-  const [counted] = query.cursor
-    ? [{ total: 0 }]
-    : await db.select({ total: count() }).from(suppressions).where(filters)
-  return {
-    data,
-    cursor: last && hasMore ? encodeCursor([last.sortValue, last.email]) : '',
-    hasMore,
-    total: counted?.total ?? 0,
-  }
+  return keysetPage(rows, query, {
+    view: ({ sortValue, ...suppression }) => suppression,
+    cursorOf: (last) => [last.sortValue, last.email],
+    countTotal: async () => {
+      const [counted] = await db.select({ total: count() }).from(suppressions).where(filters)
+      return counted?.total ?? 0
+    },
+  })
 }
 
 /**
