@@ -1,5 +1,5 @@
 import { signPayload, verifyPayload } from './signed-links.js'
-import { type SubscriptionSubject, subscriptionUrl } from './subscription-links.js'
+import { readSubscriptionToken, type SubscriptionSubject, subscriptionUrl } from './subscription-links.js'
 
 /**
  * RFC 2369 / RFC 8058 one-click unsubscribe headers for campaign and marketing mail. Mailbox providers POST
@@ -49,8 +49,16 @@ export function readUnsubscribeMailboxToken(secret: string, token: string): stri
 }
 
 /**
+ * The contact an unsubscribe mailbox belongs to, or undefined for a token we did not sign. Mail sent before
+ * the short mailbox tokens carries the unsubscribe link's token instead, which still works.
+ */
+export function contactIdOfMailbox(secret: string, token: string): string | undefined {
+  return readUnsubscribeMailboxToken(secret, token) ?? readSubscriptionToken(secret, 'unsubscribe', token)?.contactId
+}
+
+/**
  * The unsubscribe token of a recipient address such as `unsubscribe+TOKEN@inbound.example.com`, or undefined
- * when the address is not an unsubscribe mailbox of that domain. Verify the token with `readUnsubscribeMailboxToken`.
+ * when the address is not an unsubscribe mailbox of that domain. Read its contact with `contactIdOfMailbox`.
  */
 export function unsubscribeTokenOfAddress(address: string, inboundDomain: string): string | undefined {
   const at = address.lastIndexOf('@')

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js'
-import { readUnsubscribeMailboxToken, unsubscribeTokenOfAddress } from '../../mail/list-unsubscribe.js'
-import { readSubscriptionToken } from '../../mail/subscription-links.js'
-import { findLinkedContact, findMailboxContact, setSubscriptionFromLink } from '../subscriptions/service.js'
+import { contactIdOfMailbox, unsubscribeTokenOfAddress } from '../../mail/list-unsubscribe.js'
+import { findMailboxContact, setSubscriptionFromLink } from '../subscriptions/service.js'
 
 /** The token of an `unsubscribe+TOKEN@INBOUND_DOMAIN` recipient; undefined for any other address. */
 export function unsubscribeTokenOfRecipient(ctx: AppContext, address: string): string | undefined {
@@ -9,16 +8,9 @@ export function unsubscribeTokenOfRecipient(ctx: AppContext, address: string): s
   return domain ? unsubscribeTokenOfAddress(address, domain) : undefined
 }
 
-/**
- * Whether the token was signed by us, so the mailbox exists; checked without the database. Mail sent before
- * the short mailbox tokens carries the unsubscribe link's token, which still works.
- */
+/** Whether the token was signed by us, so the mailbox exists; checked without the database. */
 export function isValidUnsubscribeToken(ctx: AppContext, token: string): boolean {
-  const { secret } = ctx.config
-  return (
-    readUnsubscribeMailboxToken(secret, token) !== undefined ||
-    readSubscriptionToken(secret, 'unsubscribe', token) !== undefined
-  )
+  return contactIdOfMailbox(ctx.config.secret, token) !== undefined
 }
 
 /**
@@ -27,8 +19,6 @@ export function isValidUnsubscribeToken(ctx: AppContext, token: string): boolean
  * a contact deleted since the email was sent is nothing to do.
  */
 export async function unsubscribeByMail(ctx: AppContext, token: string): Promise<void> {
-  const { secret } = ctx.config
-  const contact =
-    (await findMailboxContact(ctx.db, secret, token)) ?? (await findLinkedContact(ctx.db, secret, 'unsubscribe', token))
+  const contact = await findMailboxContact(ctx.db, ctx.config.secret, token)
   if (contact) await setSubscriptionFromLink(ctx.db, contact, false)
 }

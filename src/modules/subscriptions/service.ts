@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { contacts, projects } from '../../db/schema/index.js'
-import { readUnsubscribeMailboxToken } from '../../mail/list-unsubscribe.js'
+import { contactIdOfMailbox } from '../../mail/list-unsubscribe.js'
 import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/subscription-links.js'
 import { setContactSubscription } from '../contacts/service.js'
 
@@ -31,7 +31,7 @@ export async function findMailboxContact(
   secret: string,
   token: string,
 ): Promise<LinkedContact | undefined> {
-  const contactId = readUnsubscribeMailboxToken(secret, token)
+  const contactId = contactIdOfMailbox(secret, token)
   return contactId === undefined ? undefined : linkedContact(db, eq(contacts.id, contactId))
 }
 
