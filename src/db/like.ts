@@ -1,4 +1,4 @@
-/** `text` as a literal inside a LIKE pattern: PostgreSQL's default escape character is the backslash. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`)
+/** A LIKE pattern matching any text that contains `text` literally (backslash is PostgreSQL's default escape). */
+export function likeContaining(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 }

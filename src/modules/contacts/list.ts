@@ -8,7 +8,7 @@ import {
   timestampTextPattern,
   uuidPattern,
 } from '../../db/keyset.js'
-import { escapeLike } from '../../db/like.js'
+import { likeContaining } from '../../db/like.js'
 import { AppError } from '../../errors.js'
 import type { ContactListQuery, ContactView } from './schemas.js'
 import { type ContactRow, contactColumns, toContactView } from './sql.js'
@@ -37,7 +37,7 @@ export async function listContacts(
   query: ContactListQuery,
 ): Promise<KeysetPage<ContactView>> {
   const filters: SQL[] = [sql`project_id = ${projectId}`]
-  if (query.search) filters.push(sql`email LIKE ${`%${escapeLike(query.search.trim().toLowerCase())}%`}`)
+  if (query.search) filters.push(sql`email LIKE ${likeContaining(query.search.trim().toLowerCase())}`)
   if (query.subscribed !== undefined) filters.push(sql`subscribed = ${query.subscribed === 'true'}`)
   const where = sql.join(filters, sql` AND `)
 

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { decodeCursor, keysetPage, timestampText, timestampTextPattern } from '../../db/keyset.js'
-import { escapeLike } from '../../db/like.js'
+import { likeContaining } from '../../db/like.js'
 import { suppressions } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { SuppressionListQuery, SuppressionPage } from './schemas.js'
@@ -68,7 +68,7 @@ export async function listSuppressions(
 ): Promise<SuppressionPage> {
   const filters = and(
     eq(suppressions.projectId, projectId),
-    query.search ? sql`${suppressions.email} LIKE ${`%${escapeLike(query.search.trim().toLowerCase())}%`}` : undefined,
+    query.search ? sql`${suppressions.email} LIKE ${likeContaining(query.search.trim().toLowerCase())}` : undefined,
     query.reason ? eq(suppressions.reason, query.reason) : undefined,
   )
   const rows = await db

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import type { Database, Executor } from '../../db/client.js'
-import { escapeLike } from '../../db/like.js'
+import { likeContaining } from '../../db/like.js'
 import { templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { validateTemplate } from '../../mail/render.js'
@@ -65,7 +65,7 @@ export async function listTemplates(db: Executor, projectId: string, query: Temp
   const filters: (SQL | undefined)[] = [eq(templates.projectId, projectId)]
   if (query.type) filters.push(eq(templates.type, query.type))
   if (query.search) {
-    const pattern = `%${escapeLike(query.search)}%`
+    const pattern = likeContaining(query.search)
     filters.push(
       or(ilike(templates.name, pattern), ilike(templates.description, pattern), ilike(templates.subject, pattern)),
     )
