@@ -69,7 +69,11 @@ export function createResolver(config: Pick<Config, 'dnsServers'>, options: Reso
 
   return {
     txt: (name) => lookup('TXT', name, async (n) => (await resolver.resolveTxt(n)).map((chunks) => chunks.join(''))),
-    mx: (name) => lookup('MX', name, (n) => resolver.resolveMx(n)),
+    // Node 24 adds a `type` member to each MX record; keep the shape the same on every version.
+    mx: (name) =>
+      lookup('MX', name, async (n) =>
+        (await resolver.resolveMx(n)).map(({ exchange, priority }) => ({ exchange, priority })),
+      ),
     ns: (name) => lookup('NS', name, (n) => resolver.resolveNs(n)),
     a: (name) => lookup('A', name, (n) => resolver.resolve4(n)),
     aaaa: (name) => lookup('AAAA', name, (n) => resolver.resolve6(n)),
