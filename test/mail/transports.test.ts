@@ -98,14 +98,14 @@ describe('the SES transport', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
   const transport = () =>
-    createSesTransport(
-      new SESv2Client({
+    createSesTransport({
+      client: new SESv2Client({
         endpoint,
         region: 'eu-west-1',
         maxAttempts: 1,
         credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
       }),
-    )
+    })
 
   it('sends the raw message and returns the SES message id', async () => {
     reply = { status: 200, body: { MessageId: 'ses-1' } }

@@ -8,7 +8,7 @@ import type { Transport } from './transport.js'
 export type { OutgoingMessage, SendResult, Transport } from './transport.js'
 export { TransportError } from './transport.js'
 
-export function createTransportFromConfig(config: Pick<Config, 'mailTransport' | 'smtpUrl'>, db: Executor): Transport {
+export function createTransportFromConfig(config: Pick<Config, 'mailTransport' | 'smtpUrl' | 'sesRegion'>, db: Executor): Transport {
   switch (config.mailTransport) {
     case 'capture':
       return createCaptureTransport(db)
@@ -16,6 +16,6 @@ export function createTransportFromConfig(config: Pick<Config, 'mailTransport' |
       if (!config.smtpUrl) throw new Error('SMTP_URL is required when MAIL_TRANSPORT is smtp')
       return createSmtpTransport(config.smtpUrl)
     case 'ses':
-      return createSesTransport()
+      return createSesTransport({ region: config.sesRegion })
   }
 }

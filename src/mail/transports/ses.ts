@@ -26,10 +26,16 @@ export function classifySesError(err: unknown): TransportError {
 // Loaded on first use: the AWS SDK costs ~20 MB of memory, which capture and smtp setups should not pay.
 const loadSdk = () => import('@aws-sdk/client-sesv2')
 
-/** SES v2 raw send; region and credentials come from the standard AWS environment (variables, profile, role). */
-export function createSesTransport(given?: SESv2Client): Transport {
+export type SesTransportOptions = { region?: string; client?: SESv2Client }
+
+/**
+ * SES v2 raw send in SES_REGION; credentials (and an endpoint override such as AWS_ENDPOINT_URL_SESV2) come
+ * from the standard AWS environment (variables, profile, role).
+ */
+export function createSesTransport({ region, client: given }: SesTransportOptions = {}): Transport {
   let client: Promise<SESv2Client> | undefined
-  const clientOf = () => (client ??= given ? Promise.resolve(given) : loadSdk().then((sdk) => new sdk.SESv2Client({})))
+  const clientOf = () =>
+    (client ??= given ? Promise.resolve(given) : loadSdk().then((sdk) => new sdk.SESv2Client({ region })))
   return {
     async send(message) {
       if (message.raw.byteLength > sesMaxMessageBytes) {
