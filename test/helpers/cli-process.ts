@@ -18,10 +18,19 @@ export type CliProcess = {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Runs `mailroom <command>` from the sources as a separate process, as a user would run it. */
-export function runCli(command: string, env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', command], {
-    cwd: root,
+/** A built install to run instead of the sources: its directory (holding `dist/cli.js`) and the node binary. */
+export type BuiltInstall = { dir: string; node: string }
+
+/**
+ * Runs `mailroom <command>` as a separate process, as a user would run it: from the sources, or from a
+ * built (and pruned) install.
+ */
+export function runCli(command: string, env: Record<string, string>, install?: BuiltInstall): CliProcess {
+  const [node, args, cwd] = install
+    ? [install.node, ['dist/cli.js', command], install.dir]
+    : [process.execPath, ['--import', 'tsx', 'src/cli.ts', command], root]
+  const child = spawn(node, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -80,8 +89,8 @@ export function cliSandbox() {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
   return {
-    start(command: string, env: Record<string, string>): CliProcess {
-      const process = runCli(command, env)
+    start(command: string, env: Record<string, string>, install?: BuiltInstall): CliProcess {
+      const process = runCli(command, env, install)
       running.push(process)
       return process
     },
