@@ -1,3 +1,5 @@
+import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2'
+
 /**
  * Open and click tracking applied to a rendered HTML body: links go through a redirect and a 1×1 pixel is
  * appended. Links the recipient must be able to trust as-is (unsubscribe and preference pages, mailto:,
@@ -11,35 +13,128 @@ export type TrackingOptions = {
   keep: readonly string[]
 }
 
-const anchorHref = /(<a\b[^>]*?\shref\s*=\s*)(["'])(.*?)\2/gis
+/** One `href` value as it sits in the source (quotes included), and the URL it holds once decoded. */
+type Href = { start: number; end: number; link: string }
 
-function decodeAttribute(value: string): string {
-  return value
-    .replace(/&amp;/g, '&')
-    .replace(/&#x([0-9a-f]+);/gi, (_match, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_match, decimal: string) => String.fromCodePoint(Number.parseInt(decimal, 10)))
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
+/** What the tracking needs from a document: its link targets and where its last `</body>` starts. */
+type LinkScan = { hrefs: Href[]; bodyCloseAt: number | undefined }
+
+const isTagWhitespace = (code: number) => code === 32 || code === 9 || code === 10 || code === 12 || code === 13
+
+/** Where the value of an attribute whose name ends at `nameEnd` starts: past `=`, spaces and an opening quote. */
+function valueStartAfter(html: string, nameEnd: number): number {
+  let index = nameEnd
+  while (isTagWhitespace(html.charCodeAt(index))) index++
+  index++ // the `=`
+  while (isTagWhitespace(html.charCodeAt(index))) index++
+  const quote = html.charCodeAt(index)
+  return quote === 34 || quote === 39 ? index + 1 : index
+}
+
+/** The URL a browser would read from an attribute value: ASCII whitespace and controls trimmed, tabs and newlines dropped. */
+function urlOfAttribute(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the URL standard strips C0 controls around a URL
+  return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '')
+}
+
+/**
+ * Finds every `<a href>` and `<area href>` with htmlparser2's tokenizer, which knows attribute quoting, comments,
+ * CDATA and the raw text of `<script>`/`<style>`, and decodes character references as HTML5 does in attributes.
+ * Only the source positions are kept, so the caller can splice new values in without re-serialising anything.
+ */
+function scanLinks(html: string): LinkScan {
+  const hrefs: Href[] = []
+  let bodyCloseAt: number | undefined
+  let inLinkElement = false
+  let hrefSeen = false
+  let capturing = false
+  let valueStart = 0
+  let decoded = ''
+  // Lengths first: most tags and attributes are ruled out without slicing a string.
+  const nameIs = (start: number, end: number, name: string) =>
+    end - start === name.length && html.slice(start, end).toLowerCase() === name
+  const ignore = () => undefined
+  const callbacks: TokenizerCallbacks = {
+    onopentagname(start, end) {
+      inLinkElement = nameIs(start, end, 'a') || nameIs(start, end, 'area')
+      hrefSeen = false
+    },
+    onattribname(start, end) {
+      // A repeated attribute is ignored by browsers: only the first `href` is the link.
+      capturing = inLinkElement && !hrefSeen && nameIs(start, end, 'href')
+      if (!capturing) return
+      hrefSeen = true
+      decoded = ''
+      valueStart = valueStartAfter(html, end)
+    },
+    onattribdata(start, end) {
+      if (capturing) decoded += html.slice(start, end)
+    },
+    onattribentity(codepoint) {
+      if (capturing) decoded += String.fromCodePoint(codepoint)
+    },
+    onattribend(quote, end) {
+      if (!capturing) return
+      capturing = false
+      if (quote === QuoteType.NoValue) return
+      const quoted = quote !== QuoteType.Unquoted
+      hrefs.push({ start: quoted ? valueStart - 1 : valueStart, end, link: urlOfAttribute(decoded) })
+    },
+    onclosetag(start, end) {
+      // `start` is the name's; the tag itself begins with the `</` before it.
+      if (nameIs(start, end, 'body')) bodyCloseAt = start - 2
+    },
+    oncdata: ignore,
+    oncomment: ignore,
+    ondeclaration: ignore,
+    onend: ignore,
+    onopentagend: ignore,
+    onprocessinginstruction: ignore,
+    onselfclosingtag: ignore,
+    ontext: ignore,
+    ontextentity: ignore,
+  }
+  const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks)
+  tokenizer.write(html)
+  tokenizer.end()
+  return { hrefs, bodyCloseAt }
 }
 
 function encodeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')
 }
 
+/** Absolute http(s) links only; anything the redirect could not lead back to stays as written. */
 function isTrackable(link: string, keep: readonly string[]): boolean {
-  if (!/^https?:\/\//i.test(link)) return false
-  return !keep.includes(link)
+  return /^https?:\/\//i.test(link) && URL.canParse(link) && !keep.includes(link)
 }
 
+const pixelImage = (pixelUrl: string) =>
+  `<img src="${encodeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
+
+/**
+ * Rewrites the trackable links and adds the pixel before the last `</body>` (or at the end of a fragment).
+ * Only the `href` values change, each written back double-quoted and encoded; every other character of the
+ * document stays as it was (conditional comments for Outlook, entity spellings, whitespace).
+ */
 export function applyTracking(html: string, options: TrackingOptions): string {
-  const rewritten = html.replace(anchorHref, (match, prefix: string, _quote: string, raw: string) => {
-    const link = decodeAttribute(raw.trim())
-    if (!isTrackable(link, options.keep)) return match
-    return `${prefix}"${encodeAttribute(options.clickUrl(link))}"`
-  })
-  if (!options.pixelUrl) return rewritten
-  const pixel = `<img src="${encodeAttribute(options.pixelUrl)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
-  return /<\/body>/i.test(rewritten)
-    ? rewritten.replace(/<\/body>(?![\s\S]*<\/body>)/i, `${pixel}</body>`)
-    : `${rewritten}${pixel}`
+  const { hrefs, bodyCloseAt } = scanLinks(html)
+  const splices: { start: number; end: number; text: string }[] = []
+  for (const href of hrefs) {
+    if (!isTrackable(href.link, options.keep)) continue
+    splices.push({ start: href.start, end: href.end, text: `"${encodeAttribute(options.clickUrl(href.link))}"` })
+  }
+  if (options.pixelUrl) {
+    const at = bodyCloseAt ?? html.length
+    splices.push({ start: at, end: at, text: pixelImage(options.pixelUrl) })
+    // A link after `</body>` would otherwise sort after the pixel.
+    splices.sort((left, right) => left.start - right.start)
+  }
+  let result = ''
+  let copied = 0
+  for (const splice of splices) {
+    result += html.slice(copied, splice.start) + splice.text
+    copied = splice.end
+  }
+  return result + html.slice(copied)
 }

@@ -16,7 +16,11 @@ export type EmailTracking = {
   contactId: string | null
 }
 
-export type TrackedClick = { emailId: string; link: string }
+/**
+ * `link` is the original as written in the email (character references decoded); `location` is the same URL
+ * serialised as a browser would request it (non-ASCII and `<>"` percent-encoded), safe for a `Location` header.
+ */
+export type TrackedClick = { emailId: string; link: string; location: string }
 
 const base = (publicUrl: string) => publicUrl.replace(/\/+$/, '')
 
@@ -34,13 +38,13 @@ export function readOpenToken(secret: string, token: string): string | undefined
   return parts?.length === 1 && parts[0] ? parts[0] : undefined
 }
 
-/** The email and original link of a click token; undefined when altered, foreign or not an http(s) link. */
+/** The email and original link of a click token; undefined when altered, foreign or not an http(s) URL. */
 export function readClickToken(secret: string, token: string): TrackedClick | undefined {
   const parts = verifyLinkToken(secret, 'click', token)
   if (parts?.length !== 2) return undefined
   const [emailId, link] = parts
-  if (!emailId || !link || !/^https?:\/\//i.test(link)) return undefined
-  return { emailId, link }
+  if (!emailId || !link || !/^https?:\/\//i.test(link) || !URL.canParse(link)) return undefined
+  return { emailId, link, location: new URL(link).href }
 }
 
 /** What `applyTracking` needs for one email; its unsubscribe, subscribe and manage links are never rewritten. */

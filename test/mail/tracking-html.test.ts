@@ -28,3 +28,153 @@ describe('open and click tracking in HTML', () => {
     )
   })
 })
+
+/** Tracks with a redirect that shows the link it was given, and lists those links. */
+function tracker(keep: readonly string[] = []) {
+  const links: string[] = []
+  const options = {
+    keep,
+    clickUrl: (link: string) => {
+      links.push(link)
+      return `https://t.example/c/${links.length}?k=1&v=2`
+    },
+  }
+  return { links, options }
+}
+const rewritten = (index: number) => `"https://t.example/c/${index}?k=1&amp;v=2"`
+
+describe('links found by parsing the HTML', () => {
+  it('rewrites every <a href> and <area href> whatever the quoting, case and attribute order', () => {
+    const html = [
+      '<a title=">" href="https://one.example/">1</a>',
+      '<a href=https://two.example/u?x=1 class=btn>2</a>',
+      "<a\n  data-x='a' HREF = 'https://three.example/'>3</a>",
+      '<A class="x" Href="https://four.example/">4</A>',
+      '<map><area shape="rect" coords="0,0,1,1" href="https://five.example/"></map>',
+      '<a title=\'"\' href="https://six.example/" target=_blank>6</a>',
+    ].join('\n')
+    const { links, options } = tracker()
+    expect(applyTracking(html, options)).toBe(
+      [
+        `<a title=">" href=${rewritten(1)}>1</a>`,
+        `<a href=${rewritten(2)} class=btn>2</a>`,
+        `<a\n  data-x='a' HREF = ${rewritten(3)}>3</a>`,
+        `<A class="x" Href=${rewritten(4)}>4</A>`,
+        `<map><area shape="rect" coords="0,0,1,1" href=${rewritten(5)}></map>`,
+        `<a title='"' href=${rewritten(6)} target=_blank>6</a>`,
+      ].join('\n'),
+    )
+    expect(links).toEqual([
+      'https://one.example/',
+      'https://two.example/u?x=1',
+      'https://three.example/',
+      'https://four.example/',
+      'https://five.example/',
+      'https://six.example/',
+    ])
+  })
+
+  it('never rewrites inside comments, conditional comments, <script>, <style>, CDATA, <textarea> or <title>', () => {
+    const html = `<!DOCTYPE html><html><head><title><a href="https://title.example/"></title>
+<style>/* <a href="https://style.example/"> */ a[href="https://x.example/"] { color: red }</style>
+<script>document.write('<a href="https://script.example/">')</script></head><body>
+<!-- <a href="https://comment.example/">old</a> -->
+<!--[if mso]><a href="https://mso.example/">Outlook</a><![endif]-->
+<![CDATA[<a href="https://cdata.example/">]]>
+<textarea><a href="https://textarea.example/"></textarea>
+</body></html>`
+    const { links, options } = tracker()
+    expect(applyTracking(html, options)).toBe(html)
+    expect(links).toEqual([])
+  })
+
+  it('rewrites the real links of a "not Outlook" conditional block', () => {
+    const html = '<!--[if !mso]><!--><a href="https://web.example/">web</a><!--<![endif]-->'
+    const { links, options } = tracker()
+    expect(applyTracking(html, options)).toBe(`<!--[if !mso]><!--><a href=${rewritten(1)}>web</a><!--<![endif]-->`)
+    expect(links).toEqual(['https://web.example/'])
+  })
+
+  it('tracks the entity-decoded URL (named, numeric, hex) and writes the new one encoded', () => {
+    const html =
+      '<a href="https://s.example/find?q=&lt;x&gt;&amp;r=&#x3C;&#60;&eacute;&nbsp;&quot;&apos;&#128512;">s</a>'
+    const { links, options } = tracker()
+    expect(applyTracking(html, options)).toBe(`<a href=${rewritten(1)}>s</a>`)
+    expect(links).toEqual(['https://s.example/find?q=<x>&r=<<é\u00a0"\'😀'])
+  })
+
+  it('decodes as browsers do in attributes: a legacy name followed by = or a letter stays as written', () => {
+    const { links, options } = tracker()
+    applyTracking('<a href="https://s.example/?a=1&copy=2&notit;&not.&amp">s</a>', options)
+    expect(links).toEqual(['https://s.example/?a=1&copy=2&notit;¬.&'])
+  })
+
+  it('trims the whitespace and drops the newlines a browser ignores in a URL', () => {
+    const { links, options } = tracker()
+    applyTracking('<a href="\n  https://w.example/a\n/b&#10;  ">w</a>', options)
+    expect(links).toEqual(['https://w.example/a/b'])
+  })
+
+  it('leaves the unsubscribe link alone when it is written with entities, and empty, missing or repeated hrefs', () => {
+    const keep = 'https://mail.example/unsubscribe/tok?a=1&b=2'
+    const html = [
+      '<a href="https://mail.example/unsubscribe/tok?a=1&amp;b=2">Unsubscribe</a>',
+      '<a href="">empty</a><a href>bare</a><a name="x">named</a>',
+      '<a href="#top" href="https://second.example/">the first href counts</a>',
+      '<a href="https://not a url/">bad</a><a href="//cdn.example/x">relative</a>',
+      '<link href="https://fonts.example/css" rel="stylesheet"><img src="https://img.example/x.png">',
+    ].join('')
+    const { links, options } = tracker([keep])
+    expect(applyTracking(html, options)).toBe(html)
+    expect(links).toEqual([])
+  })
+
+  it('keeps every other byte of a marketing email as written', () => {
+    const html = `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office">
+<head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />
+<!--[if gte mso 9]><xml><o:OfficeDocumentSettings><o:PixelsPerInch>96</o:PixelsPerInch></o:OfficeDocumentSettings></xml><![endif]-->
+<style type="text/css">  td { padding:0 }  </style></head>
+<BODY style="margin:0">
+<table role="presentation" width="100%"><tr><td align="center">&nbsp;Hello&#160;&mdash; &amp; welcome<br>
+<!--[if mso]><v:roundrect href="https://shop.example/sale" style="height:40px"><center>Shop</center></v:roundrect><![endif]-->
+<a   href =  "https://shop.example/sale?utm_source=mail&amp;utm_campaign=x"   style="color:#fff">Shop&nbsp;now</a>
+<img src="https://cdn.example/logo.png" alt="Logo" width=100 /></td></tr></table>
+<p>Write to <a href="mailto:help@shop.example">us</a> or call <a href='tel:+15551234'>us</a>.</p>
+</BODY>
+</html>
+`
+    const { links, options } = tracker()
+    expect(applyTracking(html, options)).toBe(
+      html.replace('"https://shop.example/sale?utm_source=mail&amp;utm_campaign=x"', rewritten(1)),
+    )
+    expect(links).toEqual(['https://shop.example/sale?utm_source=mail&utm_campaign=x'])
+  })
+
+  it('adds the pixel before the real </body>, not one in a comment or a script', () => {
+    const pixelUrl = 'https://t.example/o/tok'
+    const { options } = tracker()
+    const tracked = applyTracking('<body><p>Hi</p><script>"</body>"</script></BODY><!-- </body> --></html>', {
+      ...options,
+      pixelUrl,
+    })
+    expect(tracked).toMatch(
+      /^<body><p>Hi<\/p><script>"<\/body>"<\/script><img src="https:\/\/t\.example\/o\/tok"[^>]*\/><\/BODY><!-- <\/body> --><\/html>$/,
+    )
+    expect(applyTracking('<p>Hi</p><!-- </body> -->', { ...options, pixelUrl })).toMatch(
+      /^<p>Hi<\/p><!-- <\/body> --><img src=/,
+    )
+  })
+
+  it('rewrites links after </body> too, leaving the pixel where it belongs', () => {
+    const { options } = tracker()
+    expect(
+      applyTracking('<body><a href="https://a.example/">a</a></body><a href="https://b.example/">b</a>', {
+        ...options,
+        pixelUrl: 'https://t.example/o',
+      }),
+    ).toBe(
+      `<body><a href=${rewritten(1)}>a</a><img src="https://t.example/o" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" /></body><a href=${rewritten(2)}>b</a>`,
+    )
+  })
+})

@@ -20,7 +20,18 @@ describe('tracking tokens', () => {
     expect(open).toMatch(/^https:\/\/mail\.example\.org\/base\/t\/open\/[\w-]+\.[\w-]+$/)
     expect(click).toMatch(/^https:\/\/mail\.example\.org\/base\/t\/click\/[\w-]+\.[\w-]+$/)
     expect(readOpenToken(secret, tokenOf(open))).toBe(emailId)
-    expect(readClickToken(secret, tokenOf(click))).toEqual({ emailId, link })
+    expect(readClickToken(secret, tokenOf(click))).toEqual({ emailId, link, location: link })
+  })
+
+  it('give the link as written and, for the redirect, the URL as a browser requests it', () => {
+    const link = 'https://shop.example.com/find?q=<x> "y"&lang=日'
+    const token = tokenOf(clickUrl(publicUrl, secret, emailId, link))
+    expect(readClickToken(secret, token)).toEqual({
+      emailId,
+      link,
+      location: 'https://shop.example.com/find?q=%3Cx%3E%20%22y%22&lang=%E6%97%A5',
+    })
+    expect(readClickToken(secret, signLinkToken(secret, 'click', [emailId, 'https://not a host/']))).toBeUndefined()
   })
 
   it('are refused when minted for the other purpose, with another secret, or for a non-http link', () => {

@@ -190,6 +190,42 @@ describe('marketing mail', () => {
   })
 })
 
+describe('links in hand-written marketing HTML', () => {
+  it('tracks links however written, never the ones in comments, and redirects to the decoded URL', async () => {
+    const html = `<p>Hi</p><a title=">" href="https://shop.example.com/find?q=&lt;x&gt;&amp;lang=&#x65E5;">Find</a>
+<a href=https://shop.example.com/unquoted>Unquoted</a> <A HREF='https://shop.example.com/single'>Single</A>
+<!-- <a href="https://shop.example.com/old">old</a> --><!--[if mso]><a href="https://shop.example.com/mso">mso</a><![endif]-->`
+    const template = await env.server.app.inject({
+      method: 'POST',
+      url: '/templates',
+      headers: bearer(account.secretKey),
+      payload: { name: 'Hand-written', subject: 'Sale', body: html, from, type: 'MARKETING' },
+    })
+    expect(template.statusCode).toBe(201)
+    const { emailId, message } = await sendAndReceive({ template: template.json().id })
+    const { clicks } = trackingPaths(message)
+    expect(clicks).toHaveLength(3)
+    const received = String(message.parsed.html)
+    expect(received).toContain('<!-- <a href="https://shop.example.com/old">old</a> -->')
+    expect(received).toContain('<!--[if mso]><a href="https://shop.example.com/mso">mso</a><![endif]-->')
+    expect(received).not.toMatch(/unquoted|single|&lt;x/)
+
+    const locations = []
+    for (const click of clicks) locations.push((await inject('GET', click)).headers.location)
+    expect(locations).toEqual([
+      'https://shop.example.com/find?q=%3Cx%3E&lang=%E6%97%A5',
+      'https://shop.example.com/unquoted',
+      'https://shop.example.com/single',
+    ])
+    const events = await engagementEvents(emailId)
+    expect(events.map((event) => event.data.link)).toEqual([
+      'https://shop.example.com/find?q=<x>&lang=日',
+      'https://shop.example.com/unquoted',
+      'https://shop.example.com/single',
+    ])
+  })
+})
+
 describe('forged and tampered tokens', () => {
   it('is rate limited per tracking URL, 120 a minute whatever the query string; other emails are unaffected', async () => {
     const limitedEmail = await sendMarketing()

@@ -47,6 +47,6 @@ export function registerTrackingRoutes(app: App, ctx: AppContext): void {
   app.get('/t/click/*', { config, schema }, async (request, reply) => {
     const click = await followClick(tracking, request.params['*'], counts(request))
     if (!click) return reply.code(404).headers(noCache).type('text/html; charset=utf-8').send(invalidLinkPage())
-    return reply.headers({ ...noCache, 'referrer-policy': 'no-referrer' }).redirect(click.link, 302)
+    return reply.headers({ ...noCache, 'referrer-policy': 'no-referrer' }).redirect(click.location, 302)
   })
 }
