@@ -309,6 +309,61 @@ describe('POST /webhooks/email-provider', () => {
     await vi.waitFor(async () => expect(await receipts()).toEqual([`sns:${fresh.MessageId}`]), eventually)
   })
 
+  const dayMs = 24 * 3_600_000
+  const receiptOf = async (envelope: SnsMessage) =>
+    (await server.ctx.pool.query('SELECT id FROM feedback_receipts WHERE id = $1', [`sns:${envelope.MessageId}`])).rows
+  const refusal = (message: string) => ({
+    success: false,
+    error: { code: 'FORBIDDEN', message, statusCode: 403, requestId: expect.any(String) },
+    timestamp: expect.any(String),
+  })
+
+  it('refuses a captured notification replayed after its receipt expired, changing nothing', async () => {
+    const sent = await sentEmail()
+    const envelope = signer.notification(sesEvent('event-open', sent.providerMessageId))
+    expect(await deliver(envelope)).toBe('applied')
+    const applied = await feedbackEvents(sent.emailId)
+    try {
+      // Eight days on: the daily job has dropped the receipt, and the same signed message arrives again.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 8 * dayMs })
+      await expireFeedbackReceiptsJob.handle(server.ctx, [{}])
+      expect(await receiptOf(envelope)).toEqual([])
+      const replay = await post(envelope)
+      expect(replay.status).toBe(403)
+      expect(await replay.json()).toEqual(refusal('SNS message is too old to be accepted'))
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await feedbackEvents(sent.emailId)).toEqual(applied)
+    expect(await email(sent.emailId)).toMatchObject({ status: 'OPENED' })
+    expect(await receiptOf(envelope)).toEqual([])
+  })
+
+  it('refuses signed messages older than the receipts are kept or ahead of the clock skew, recording nothing', async () => {
+    const sent = await sentEmail()
+    const open = sesEvent('event-open', sent.providerMessageId)
+    const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
+    const refused: [SnsMessage, string][] = [
+      [signer.notification(open, { Timestamp: at(-7 * dayMs) }), 'SNS message is too old to be accepted'],
+      [signer.notification(open, { Timestamp: at(10 * 60_000) }), 'SNS message Timestamp is in the future'],
+      [signer.notification(open, { Timestamp: 'yesterday' }), 'SNS message Timestamp is not a valid time'],
+    ]
+    const before = await eventCount()
+    for (const [envelope, message] of refused) {
+      const response = await post(envelope)
+      expect(response.status).toBe(403)
+      expect(await response.json()).toEqual(refusal(message))
+      expect(await receiptOf(envelope)).toEqual([])
+    }
+    expect(await eventCount()).toBe(before)
+    expect((await email(sent.emailId))?.status).toBe('SENT')
+
+    // Within the retention, and a few minutes ahead (another clock): taken.
+    expect(await deliver(signer.notification(open, { Timestamp: at(-6 * dayMs) }))).toBe('applied')
+    expect(await deliver(signer.notification(open, { Timestamp: at(4 * 60_000) }))).toBe('applied')
+    expect(await email(sent.emailId)).toMatchObject({ status: 'OPENED', opens: 2 })
+  })
+
   describe('subscription confirmation', () => {
     function confirmation(subscribeUrl: string) {
       return signer.notification('You have chosen to subscribe to the topic.', {

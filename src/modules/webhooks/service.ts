@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { parseSesNotification } from '../../mail/ses-notifications.js'
 import { type SnsMessage, type SnsTrust, snsMessage, verifySnsSignature } from '../../mail/sns.js'
+import { feedbackReceiptRetentionMs } from '../feedback/receipts.js'
 import { handleSesInboundNotification } from '../inbound/service.js'
 import { applySesFeedback, type FeedbackOutcome } from './ses.js'
 
@@ -11,9 +12,32 @@ export type ProviderOutcome = FeedbackOutcome | 'confirmed' | 'inbound'
 
 const forbidden = (message: string) => new AppError('FORBIDDEN', message)
 
+// How far SNS's clock (and the database's, which stamps receipts) may be from ours.
+const snsClockSkewMs = 5 * 60_000
+
+/**
+ * Refuses a message SNS published before the oldest receipts still kept (a captured notification replayed
+ * once its receipt expired would apply again), or further ahead than the clock skew allows. The skew comes
+ * off the retention as well, so a message stamped a little ahead of our clock cannot outlive its receipt.
+ */
+function checkSnsMessageAge(message: SnsMessage, log: Logger, now = Date.now()): void {
+  const publishedAt = Date.parse(message.Timestamp)
+  let problem: string | undefined
+  if (Number.isNaN(publishedAt)) problem = 'SNS message Timestamp is not a valid time'
+  else if (publishedAt > now + snsClockSkewMs) problem = 'SNS message Timestamp is in the future'
+  else if (publishedAt < now - (feedbackReceiptRetentionMs - snsClockSkewMs)) {
+    problem = 'SNS message is too old to be accepted'
+  }
+  if (!problem) return
+  // Signed by SNS, so either a replay or a clock to fix: worth an operator's look.
+  log.warn({ notificationId: message.MessageId, timestamp: message.Timestamp }, problem)
+  throw forbidden(problem)
+}
+
 /**
  * `POST /webhooks/email-provider`: an Amazon SNS message. Anything not signed by a certificate `trust` accepts
- * (or from a topic outside `SNS_TOPIC_ARNS`, when set) is refused with 403 and changes nothing.
+ * (or from a topic outside `SNS_TOPIC_ARNS`, when set), or published outside the window its receipt is kept,
+ * is refused with 403 and changes nothing.
  */
 export async function receiveProviderMessage(
   ctx: AppContext,
@@ -28,6 +52,7 @@ export async function receiveProviderMessage(
     throw forbidden('Messages from this SNS topic are not accepted')
   }
   if (!(await verifySnsSignature(message, trust))) throw forbidden('Invalid SNS signature')
+  checkSnsMessageAge(message, ctx.log)
 
   switch (message.Type) {
     case 'SubscriptionConfirmation':
