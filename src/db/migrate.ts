@@ -4,7 +4,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import type pg from 'pg'
 
 // Resolved from the repository root so it works from both src/db and dist/db.
-const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url))
+export const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url))
 
 // Several processes may start at once against one server: one migrates while the others wait.
 const migrationLockId = 0x6d61696c
