@@ -22,6 +22,7 @@ import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
+import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
@@ -61,6 +62,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  registerRequestMetrics(app, ctx.metrics)
 
   await app.register(cookie)
   // Streaming uploads; each route sets its own file size limit (request.file({ limits })).
@@ -94,6 +96,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
   registerHealthRoutes(app, ctx)
+  registerMetricsRoute(app, ctx.metrics, { token: ctx.config.metrics.token, open: false })
   registerConfigRoutes(app, ctx)
   registerAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)

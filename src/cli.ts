@@ -9,6 +9,7 @@ import { createQueues, startWorkers } from './jobs/worker.js'
 import { createLogger } from './logger.js'
 import { startDeliveryWorker } from './modules/delivery/worker.js'
 import { startInboundReceiver } from './modules/inbound/receiver.js'
+import { type MetricsServer, startMetricsServer } from './modules/metrics/server.js'
 
 const usage = `Usage: mailroom <command>
 
@@ -32,6 +33,7 @@ async function run(command: string, config: Config): Promise<void> {
 
   let app: Awaited<ReturnType<typeof buildServer>> | undefined
   let outbox: ReturnType<typeof startDeliveryWorker> | undefined
+  let metricsServer: MetricsServer | undefined
   try {
     await createQueues(ctx, jobs)
     if (role !== 'api') await startWorkers(ctx, jobs, loops)
@@ -40,10 +42,15 @@ async function run(command: string, config: Config): Promise<void> {
     if (role !== 'api') await startInboundReceiver(ctx)
     app = role !== 'worker' ? await buildServer(ctx) : undefined
     if (app) await app.listen({ port: config.port, host: config.host })
+    if (config.metrics.port !== undefined) {
+      metricsServer = await startMetricsServer(ctx, config.metrics.port)
+      log.info(`metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`)
+    }
   } catch (err) {
     // A start that fails once the database is up (a port already taken, say) must not leave an embedded
     // PostgreSQL running behind the exiting process.
     await app?.close().catch(() => {})
+    await metricsServer?.close().catch(() => {})
     await outbox?.stop().catch(() => {})
     await ctx.close().catch(() => {})
     throw err
@@ -59,6 +66,7 @@ async function run(command: string, config: Config): Promise<void> {
     stopping = true
     log.info({ signal }, 'shutting down')
     await app?.close()
+    await metricsServer?.close()
     // Emails being sent finish and are recorded before the database goes away.
     await outbox?.stop()
     await ctx.close()

@@ -53,6 +53,9 @@ const environmentSchema = z.object({
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   INBOUND_SMTP_HOST: z.string().min(1).default('0.0.0.0'),
@@ -102,6 +105,11 @@ export type Config = Readonly<{
     /** Emails sent in the 7-day window before the rates are acted on, so a handful of bounces cannot pause. */
     minSent: number
   }>
+  /**
+   * `GET /metrics`: on the API port only with `Authorization: Bearer <token>`; on its own listener (every
+   * process role, worker included) when `port` is set, which asks for the token too when there is one.
+   */
+  metrics: Readonly<{ token: string | undefined; port: number | undefined; host: string }>
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
   /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
   inboundSmtpPort: number | undefined
@@ -158,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       complaintRatePercent: values.REPUTATION_COMPLAINT_RATE_PERCENT,
       minSent: values.REPUTATION_MIN_SENT,
     }),
+    metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST }),
     logLevel: values.LOG_LEVEL,
     inboundSmtpPort: values.INBOUND_SMTP_PORT,
     inboundSmtpHost: values.INBOUND_SMTP_HOST,

@@ -4,6 +4,8 @@ import { connectDatabase, type Database } from './db/client.js'
 import { migrateDatabase } from './db/migrate.js'
 import { type Boss, startBoss } from './jobs/boss.js'
 import type { Logger } from './logger.js'
+import { registerDatabaseGauges } from './modules/metrics/database-gauges.js'
+import { createMetrics, type Metrics } from './modules/metrics/registry.js'
 
 /** Everything a request handler or a job needs, built once per process and passed down. */
 export type AppContext = {
@@ -12,6 +14,8 @@ export type AppContext = {
   db: Database
   pool: pg.Pool
   boss: Boss
+  /** This process's Prometheus registry and the counters the send and delivery paths update. */
+  metrics: Metrics
   /** Runs before the job queue and the database close (background loops stop here). */
   onClose(hook: () => Promise<void>): void
   close(): Promise<void>
@@ -28,6 +32,8 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
   try {
     await migrateDatabase(database.pool)
     const boss = await startBoss(url, log, { worker: role !== 'api' })
+    const metrics = createMetrics(config)
+    registerDatabaseGauges(metrics.registry, { db: database.db, boss, log })
     const closeHooks: (() => Promise<void>)[] = []
     return {
       config,
@@ -35,6 +41,7 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
       db: database.db,
       pool: database.pool,
       boss,
+      metrics,
       onClose(hook) {
         closeHooks.push(hook)
       },

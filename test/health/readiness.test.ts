@@ -7,9 +7,12 @@ import { type AppContext, createAppContext } from '../../src/context.js'
 import type { App } from '../../src/http/app-type.js'
 import { createLogger } from '../../src/logger.js'
 import { eventually } from '../helpers/emails.js'
+import { bearer } from '../helpers/factories.js'
 import { startTestServer, type TestServer, testConfig } from '../helpers/server.js'
+import { parseSamples, sampleValue } from '../metrics/prometheus-text.js'
 import { type StoppablePostgres, startStoppablePostgres } from './stoppable-postgres.js'
 
+const metricsToken = 'readiness-metrics-token-0123456789'
 const ready = { status: 'ready', database: 'up', migrations: 'applied' }
 
 describe('GET /health/ready while PostgreSQL stops and starts again', () => {
@@ -21,7 +24,11 @@ describe('GET /health/ready while PostgreSQL stops and starts again', () => {
   beforeAll(async () => {
     postgres = await startStoppablePostgres()
     dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-readiness-'))
-    const config = testConfig({ dataDir, databaseUrl: postgres.url })
+    const config = testConfig({
+      dataDir,
+      databaseUrl: postgres.url,
+      metrics: { token: metricsToken, port: undefined, host: '127.0.0.1' },
+    })
     ctx = await createAppContext(config, createLogger(config), 'api')
     app = await buildServer(ctx)
   })
@@ -32,7 +39,7 @@ describe('GET /health/ready while PostgreSQL stops and starts again', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  const get = (url: string) => app.inject({ method: 'GET', url })
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: bearer(metricsToken) })
 
   it('answers 503 at once while the database is down, 200 once it is back; /health stays a liveness check', async () => {
     const up = await get('/health/ready')
@@ -49,6 +56,10 @@ describe('GET /health/ready while PostgreSQL stops and starts again', () => {
     const liveness = await get('/health')
     expect(liveness.statusCode).toBe(503)
     expect(liveness.json()).toEqual({ status: 'unavailable', database: 'down' })
+    // Metrics still answer, and say the database did not.
+    const metrics = await get('/metrics')
+    expect(metrics.statusCode).toBe(200)
+    expect(sampleValue(parseSamples(metrics.body), 'mailroom_database_up')).toBe(0)
 
     await postgres.start()
     await vi.waitFor(async () => {
@@ -56,6 +67,7 @@ describe('GET /health/ready while PostgreSQL stops and starts again', () => {
       expect(back.statusCode).toBe(200)
       expect(back.json()).toEqual(ready)
     }, eventually)
+    expect(sampleValue(parseSamples((await get('/metrics')).body), 'mailroom_database_up')).toBe(1)
   })
 })
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js'
 import { type ComposeJob, senderDomain } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
+import type { Metrics } from '../metrics/registry.js'
 import { failSuppressedEmails } from '../suppressions/service.js'
 import { createNotificationListener } from './listener.js'
 import { createOutcomeRecorder } from './recorder.js'
@@ -63,7 +64,7 @@ export type Outbox = {
   wake(): void
 }
 
-export type OutboxContext = { db: Database; pool: pg.Pool; log: Logger }
+export type OutboxContext = { db: Database; pool: pg.Pool; log: Logger; metrics: Metrics }
 
 const defaultRetryPolicy: RetryPolicy = {
   baseDelaySeconds: 30,
@@ -152,7 +153,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const retryPolicy = { ...defaultRetryPolicy, ...options.retry }
   const ownsComposePool = !options.composePool
   const composePool = options.composePool ?? startComposePool()
-  const recorder = createOutcomeRecorder(ctx.db, ctx.log)
+  const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails)
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
   const inFlightIds = new Set<string>()
@@ -206,7 +207,9 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         subject: email.subject,
         raw,
       })
-      if (state !== 'killed') recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() })
+      if (state !== 'killed') {
+        recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() }, email.createdAt)
+      }
     } catch (err) {
       if (state === 'killed') return
       const { permanent, bounce, error } = describeFailure(err)

@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { publishEvents } from '../events/bus.js'
 import { applyEmailFeedback } from '../feedback/service.js'
+import type { EmailMetrics } from '../metrics/registry.js'
 import { emailSentEvent } from './events.js'
 import {
   type FailedUpdate,
@@ -13,7 +14,8 @@ import {
 } from './sql.js'
 
 export type OutcomeRecorder = {
-  sent(update: SentUpdate): void
+  /** `acceptedAt`: when the email was accepted, for the delivery latency. */
+  sent(update: SentUpdate, acceptedAt: Date): void
   retry(update: RetryUpdate): void
   failed(update: FailedUpdate): void
   /** A permanent refusal of the recipient by the receiving server: failed, then applied as a permanent bounce. */
@@ -40,7 +42,7 @@ const failedFlushDelayMs = 1_000
  * kind instead of one per email keeps the database off the critical path of the send rate. A flush
  * that fails keeps its outcomes and tries again, so an accepted email is never left to be resent.
  */
-export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorder {
+export function createOutcomeRecorder(db: Database, log: Logger, metrics: EmailMetrics): OutcomeRecorder {
   let pending = emptyBatch()
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> | undefined
@@ -48,17 +50,23 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
   const size = () => pending.sent.length + pending.retry.length + pending.failed.length + pending.bounced.length
 
   const write = async (batch: Batch) => {
-    await db.transaction(async (tx) => {
+    const recorded = await db.transaction(async (tx) => {
       const sent = await markEmailsSent(tx, batch.sent)
       await publishEvents(tx, sent.map(emailSentEvent))
       await markEmailsForRetry(tx, batch.retry)
-      await markEmailsFailed(tx, batch.failed)
+      const failed = await markEmailsFailed(tx, batch.failed)
       // Bounces are rare: one feedback application each (status, event, unsubscribe, suppression) is fine.
       const at = new Date()
-      for (const id of await markEmailsFailed(tx, batch.bounced)) {
+      const bounced = await markEmailsFailed(tx, batch.bounced)
+      for (const id of bounced) {
         await applyEmailFeedback(tx, { emailId: id }, { kind: 'bounce', bounceType: 'Permanent', at })
       }
+      return { sent: sent.length, failed: failed.length + bounced.length }
     })
+    // Counted once committed, as written: a flush that is retried or discarded counts nothing.
+    metrics.delivered(recorded.sent)
+    metrics.deferred(batch.retry.length)
+    metrics.failed(recorded.failed)
   }
 
   const flush = (): Promise<void> => {
@@ -91,7 +99,8 @@ export function createOutcomeRecorder(db: Database, log: Logger): OutcomeRecorde
   }
 
   return {
-    sent(update) {
+    sent(update, acceptedAt) {
+      metrics.handedOver(acceptedAt, new Date(update.sentAt))
       pending.sent.push(update)
       schedule()
     },

@@ -39,9 +39,12 @@ export async function sendTransactional(
   const [only] = recipients
   // The common call (one recipient, no Idempotency-Key, no explicit subscription) joins a group commit.
   if (only && recipients.length === 1 && !claim && body.subscribed === undefined) {
-    return { emails: [await sendBatcherOf(ctx)(only)], timestamp: new Date().toISOString() }
+    const accepted = await sendBatcherOf(ctx)(only)
+    ctx.metrics.emails.accepted(1)
+    return { emails: [accepted], timestamp: new Date().toISOString() }
   }
   const emails = await acceptEmails(ctx, projectId, recipients, claim)
+  ctx.metrics.emails.accepted(emails.length)
   wakeOutbox(ctx.pool)
   return { emails, timestamp: new Date().toISOString() }
 }
