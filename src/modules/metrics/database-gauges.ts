@@ -131,7 +131,7 @@ export function registerDatabaseGauges(registry: Registry, source: DatabaseGauge
   )
   gauge(
     'mailroom_job_queue_jobs',
-    'Background jobs by queue and state (ready, deferred, active, failed), as of pg-boss monitor pass.',
+    "Background jobs by queue and state (ready, deferred, active, failed), as of pg-boss's last monitor pass.",
     ['queue', 'state'],
     (g, s) => {
       for (const queue of s.jobQueues) {
