@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import './heap.js'
 import { buildServer } from './app.js'
-import { type Config, ConfigError, loadConfig, type Role } from './config.js'
+import { type Config, ConfigError, loadConfig, loadDataDirConfig, type Role } from './config.js'
 import { type AppContext, createAppContext } from './context.js'
+import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
 import { jobs, loops } from './jobs/registry.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
@@ -17,7 +18,9 @@ Commands:
   start    run the API and the background worker in one process (default)
   api      run the HTTP API only
   worker   run background jobs only
-  migrate  apply database migrations and exit`
+  migrate  apply database migrations and exit
+  backup <file>   write a consistent copy of the embedded database and DATA_DIR to <file>, while it runs
+  restore <file>  bring such a copy back into an empty DATA_DIR`
 
 async function run(command: string, config: Config): Promise<void> {
   const log = createLogger(config)
@@ -77,15 +80,24 @@ async function run(command: string, config: Config): Promise<void> {
 }
 
 const command = process.argv[2] ?? 'start'
-if (!['start', 'api', 'worker', 'migrate'].includes(command)) {
+const file = process.argv[3]
+const backupCommand = (command === 'backup' || command === 'restore') && file ? command : undefined
+if (!['start', 'api', 'worker', 'migrate'].includes(command) && !backupCommand) {
   console.error(usage)
   process.exit(command === '--help' || command === 'help' ? 0 : 2)
 }
 
 try {
+  if (backupCommand && file) {
+    // Loaded only when used, like the embedded database; and without loadConfig, which would put a new secret
+    // into the DATA_DIR a restore must find empty.
+    const { runBackupCommand } = await import('./db/backup-command.js')
+    await runBackupCommand(backupCommand, file, loadDataDirConfig(process.env))
+    process.exit(0)
+  }
   await run(command, loadConfig(process.env))
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof BackupError) {
     console.error(err.message)
     process.exit(1)
   }

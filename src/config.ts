@@ -179,6 +179,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   })
 }
 
+/** What `backup` and `restore` need: they must not create the secret in a DATA_DIR that a restore will fill. */
+export type DataDirConfig = Readonly<{ dataDir: string; databaseUrl: string | undefined }>
+
+export function loadDataDirConfig(env: NodeJS.ProcessEnv): DataDirConfig {
+  const parsed = environmentSchema.pick({ DATA_DIR: true, DATABASE_URL: true }).safeParse(env)
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  }
+  return Object.freeze({ dataDir: path.resolve(parsed.data.DATA_DIR), databaseUrl: parsed.data.DATABASE_URL })
+}
+
 /**
  * The domain of the mailto List-Unsubscribe address, or undefined when mail to it would not reach us: the
  * address is offered only while the built-in receiver runs, so an unsubscribe by mail is never lost.
