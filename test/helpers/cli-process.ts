@@ -22,14 +22,16 @@ export type CliProcess = {
 export type BuiltInstall = { dir: string; node: string }
 
 /**
- * Runs `mailroom <command>` as a separate process, as a user would run it: from the sources, or from a
+ * Runs `mailroom <command> [args]` as a separate process, as a user would run it: from the sources, or from a
  * built (and pruned) install.
  */
-export function runCli(command: string, env: Record<string, string>, install?: BuiltInstall): CliProcess {
-  const [node, args, cwd] = install
-    ? [install.node, ['dist/cli.js', command], install.dir]
-    : [process.execPath, ['--import', 'tsx', 'src/cli.ts', command], root]
-  const child = spawn(node, args, {
+export type CliOptions = { args?: readonly string[]; install?: BuiltInstall }
+
+export function runCli(command: string, env: Record<string, string>, { args = [], install }: CliOptions = {}): CliProcess {
+  const [node, entry, cwd] = install
+    ? [install.node, ['dist/cli.js'], install.dir]
+    : [process.execPath, ['--import', 'tsx', 'src/cli.ts'], root]
+  const child = spawn(node, [...entry, command, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,8 +91,8 @@ export function cliSandbox() {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
   return {
-    start(command: string, env: Record<string, string>, install?: BuiltInstall): CliProcess {
-      const process = runCli(command, env, install)
+    start(command: string, env: Record<string, string>, options?: CliOptions): CliProcess {
+      const process = runCli(command, env, options)
       running.push(process)
       return process
     },
