@@ -15,10 +15,10 @@ import { type MetricsServer, startMetricsServer } from './modules/metrics/server
 const usage = `Usage: mailroom <command>
 
 Commands:
-  start    run the API and the background worker in one process (default)
-  api      run the HTTP API only
-  worker   run background jobs only
-  migrate  apply database migrations and exit
+  start           run the API and the background worker in one process (default)
+  api             run the HTTP API only
+  worker          run background jobs only
+  migrate         apply database migrations and exit
   backup <file>   write a consistent copy of the embedded database and DATA_DIR to <file>, while it runs
   restore <file>  bring such a copy back into an empty DATA_DIR`
 

@@ -126,6 +126,7 @@ export async function createBackup(
     throw new BackupError('The embedded database has tablespaces outside DATA_DIR; mailroom backup cannot copy them.')
   }
   const target = path.resolve(file)
+  if (!existsSync(path.dirname(target))) throw new BackupError(`The directory of ${target} does not exist.`)
   const partial = `${target}.partial-${process.pid}`
   const manifest: BackupManifest = { format: backupFormat, startLsn: '', stopLsn: '', directories: [], files: [] }
   const session = await openClusterSession(dataDir, log)

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { createReadStream, existsSync, promises as fs, readdirSync } from 'node:fs'
+import { createReadStream, existsSync, promises as fs, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { createGunzip } from 'node:zlib'
 import type { DataDirConfig } from '../config.js'
@@ -63,7 +63,7 @@ export async function restoreBackup(config: DataDirConfig, file: string): Promis
   }
   const { dataDir } = config
   const source = path.resolve(file)
-  if (!existsSync(source)) throw new BackupError(`There is no backup file ${source}.`)
+  if (!existsSync(source) || !statSync(source).isFile()) throw new BackupError(`There is no backup file ${source}.`)
   const existed = existsSync(dataDir)
   const present = existed ? readdirSync(dataDir).filter((name) => name !== stagingName) : []
   if (present.length > 0) {
