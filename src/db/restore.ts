@@ -82,8 +82,15 @@ export async function restoreBackup(config: DataDirConfig, file: string): Promis
     const input = createReadStream(source)
     const gunzip = createGunzip()
     input.once('error', (err) => gunzip.destroy(err))
-    const result = await extractArchive(input.pipe(gunzip), staging)
+    const result = await extractArchive(input.pipe(gunzip), staging).finally(() => {
+      // A refusal stops reading at once.
+      input.destroy()
+      gunzip.destroy()
+    })
     if ('kind' in result) throw new BackupError(problemMessage(source, result))
+    if (!existsSync(path.join(staging, 'postgres', 'PG_VERSION'))) {
+      throw new BackupError(`${source} holds no embedded database. Nothing was restored.`)
+    }
     if (owner) await chownTree(path.join(staging, 'postgres'), owner)
     for (const name of await fs.readdir(staging)) await fs.rename(path.join(staging, name), path.join(dataDir, name))
     await fs.rmdir(staging)
