@@ -8,7 +8,10 @@ import type { Transport } from './transport.js'
 export type { OutgoingMessage, SendResult, Transport } from './transport.js'
 export { TransportError } from './transport.js'
 
-export function createTransportFromConfig(config: Pick<Config, 'mailTransport' | 'smtpUrl' | 'sesRegion'>, db: Executor): Transport {
+export function createTransportFromConfig(
+  config: Pick<Config, 'mailTransport' | 'smtpUrl' | 'sesRegion'>,
+  db: Executor,
+): Transport {
   switch (config.mailTransport) {
     case 'capture':
       return createCaptureTransport(db)
