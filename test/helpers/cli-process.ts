@@ -27,7 +27,11 @@ export type BuiltInstall = { dir: string; node: string }
  */
 export type CliOptions = { args?: readonly string[]; install?: BuiltInstall }
 
-export function runCli(command: string, env: Record<string, string>, { args = [], install }: CliOptions = {}): CliProcess {
+export function runCli(
+  command: string,
+  env: Record<string, string>,
+  { args = [], install }: CliOptions = {},
+): CliProcess {
   const [node, entry, cwd] = install
     ? [install.node, ['dist/cli.js'], install.dir]
     : [process.execPath, ['--import', 'tsx', 'src/cli.ts'], root]

@@ -70,16 +70,16 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
         INBOUND_SMTP_HOST: '127.0.0.1',
         ...transportEnv,
       },
-      install,
+      { install },
     )
     await server.waitForOutput('Mailroom listening', 60_000)
     expect(server.output()).toContain('inbound SMTP receiver listening')
     const call = client(`http://127.0.0.1:${port}`)
 
     expect((await call('GET', '/health')).status).toBe(200)
-    expect((await call('POST', '/auth/signup', { email: uniqueEmail(), password: 'correct horse battery' })).status).toBe(
-      201,
-    )
+    expect(
+      (await call('POST', '/auth/signup', { email: uniqueEmail(), password: 'correct horse battery' })).status,
+    ).toBe(201)
     const project = await call('POST', '/users/@me/projects', { name: 'Production check' })
     expect(project.status).toBe(201)
     const secretKey = String(project.json.secret)
@@ -137,7 +137,10 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
     const [request] = await ses.waitForRequests(1, 30_000)
     expect(request?.url).toBe('/v2/email/outbound-emails')
     expect(request?.headers.authorization).toContain('/eu-west-1/ses/aws4_request')
-    const raw = Buffer.from(String((request?.json as { Content: { Raw: { Data: string } } }).Content.Raw.Data), 'base64')
+    const raw = Buffer.from(
+      String((request?.json as { Content: { Raw: { Data: string } } }).Content.Raw.Data),
+      'base64',
+    )
     expect(raw.toString()).toContain('Subject: Production check')
     expect(await server.stop('SIGTERM')).toBe(0)
   })
