@@ -135,12 +135,11 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
       AWS_ENDPOINT_URL_SESV2: ses.url,
     })
     const [request] = await ses.waitForRequests(1, 30_000)
-    expect(request?.url).toBe('/v2/email/outbound-emails')
-    expect(request?.headers.authorization).toContain('/eu-west-1/ses/aws4_request')
-    const raw = Buffer.from(
-      String((request?.json as { Content: { Raw: { Data: string } } }).Content.Raw.Data),
-      'base64',
-    )
+    if (!request) throw new Error('SES received nothing')
+    expect(request.url).toBe('/v2/email/outbound-emails')
+    expect(request.headers.authorization).toContain('/eu-west-1/ses/aws4_request')
+    const { Content } = request.json as { Content: { Raw: { Data: string } } }
+    const raw = Buffer.from(Content.Raw.Data, 'base64')
     expect(raw.toString()).toContain('Subject: Production check')
     expect(await server.stop('SIGTERM')).toBe(0)
   })
