@@ -21,6 +21,11 @@ export function ceilTo(date: Date, granularity: Granularity): Date {
   return new Date(Math.ceil(date.getTime() / step) * step)
 }
 
+/** How many buckets `[from, to)` holds, by arithmetic: callers check it against their limit before allocating any. */
+export function countBuckets(from: Date, to: Date, granularity: Granularity): number {
+  return Math.max(0, Math.ceil((to.getTime() - from.getTime()) / stepMs[granularity]))
+}
+
 export function bucketStarts(from: Date, to: Date, granularity: Granularity): Date[] {
   const starts: Date[] = []
   for (let time = from.getTime(); time < to.getTime(); time += stepMs[granularity]) starts.push(new Date(time))

@@ -1,7 +1,16 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { internalEventNameSql } from '../activity/types.js'
-import { bucketStarts, ceilTo, dayMs, floorTo, type Granularity, invalidQuery, resolveRange } from './period.js'
+import {
+  bucketStarts,
+  ceilTo,
+  countBuckets,
+  dayMs,
+  floorTo,
+  type Granularity,
+  invalidQuery,
+  resolveRange,
+} from './period.js'
 import { withRates } from './rates.js'
 import type {
   CampaignMetric,
@@ -33,8 +42,8 @@ export async function getTimeseries(db: Executor, projectId: string, query: Time
   const granularity = query.granularity ?? (range.to.getTime() - range.from.getTime() <= 2 * dayMs ? 'hour' : 'day')
   const from = floorTo(range.from, granularity)
   const to = ceilTo(range.to, granularity)
-  const buckets = bucketStarts(from, to, granularity)
-  if (buckets.length > maxBuckets[granularity]) {
+  // Counted before any bucket exists: a range of centuries would otherwise allocate millions of them first.
+  if (countBuckets(from, to, granularity) > maxBuckets[granularity]) {
     throw invalidQuery([
       {
         field: 'from',
@@ -43,6 +52,7 @@ export async function getTimeseries(db: Executor, projectId: string, query: Time
       },
     ])
   }
+  const buckets = bucketStarts(from, to, granularity)
   const result = await db.execute<MetricRow & { bucket: string }>(sql`
     SELECT date_trunc(${granularity}, hour, 'UTC') AS bucket, ${metricColumns()}
     FROM event_counts_hourly
@@ -109,7 +119,9 @@ export async function getTopEvents(db: Executor, projectId: string, query: TopEv
   const range = resolveRange(query)
   const from = floorTo(range.from, 'hour')
   const to = ceilTo(range.to, 'hour')
-  const previousFrom = new Date(from.getTime() - (to.getTime() - from.getTime()))
+  // No event predates the Unix epoch (created_at is the server's clock); the floor also keeps a range of
+  // millennia from doubling back past PostgreSQL's earliest timestamp (4713 BC).
+  const previousFrom = new Date(Math.max(0, from.getTime() - (to.getTime() - from.getTime())))
   const result = await db.execute<{ name: string; count: string; previous_count: string }>(sql`
     SELECT name, count, previous_count FROM (
       SELECT name,
