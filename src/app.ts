@@ -8,7 +8,7 @@ import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'f
 import type { AppContext } from './context.js'
 import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
-import { registerErrorHandlers } from './http/errors.js'
+import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { validatorCompiler } from './http/validation.js'
 import { amazonSnsTrust, type SnsTrust } from './mail/sns.js'
@@ -54,6 +54,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Signed link tokens in paths are longer than fastify's default limit of 100 characters.
     routerOptions: { maxParamLength: 512 },
     trustProxy: false,
+    ...frameworkErrorOptions,
   }).withTypeProvider<ZodTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { ZodError } from 'zod'
 import { AppError, type ErrorCode, type FieldError } from '../errors.js'
 import { RequestValidationError, toFieldErrors } from './validation.js'
@@ -17,12 +20,15 @@ export const statusByCode: Record<ErrorCode, number> = {
   PROJECT_SENDING_PAUSED: 403,
   SIGNUPS_DISABLED: 403,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_ERROR: 422,
   RATE_LIMIT_EXCEEDED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 }
@@ -41,7 +47,7 @@ type ErrorBody = {
   timestamp: string
 }
 
-export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
+export function errorBody(requestId: string, error: AppError): ErrorBody {
   const { errors, details, suggestion } = error.options
   return {
     success: false,
@@ -49,7 +55,7 @@ export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
       code: error.code,
       message: error.message,
       statusCode: statusByCode[error.code],
-      requestId: request.id,
+      requestId,
       ...(errors ? { errors } : {}),
       ...(details ? { details } : {}),
       ...(suggestion ? { suggestion } : {}),
@@ -61,6 +67,10 @@ export function errorBody(request: FastifyRequest, error: AppError): ErrorBody {
 /** Fastify's own errors for malformed requests, as domain errors. Anything unrecognised is a 500. */
 function fromFrameworkError(error: FastifyError): AppError | undefined {
   switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('BAD_REQUEST', 'Malformed URL: a path segment is not valid percent-encoded UTF-8')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('URI_TOO_LONG', 'A path segment is longer than this server accepts')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('INVALID_JSON', `Malformed JSON in request body: ${error.message}`)
@@ -101,21 +111,58 @@ export function toAppError(error: unknown): AppError | undefined {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const status = statusByCode[error.code]
+  // Router errors skip the onRequest hooks that set it on every other answer.
+  reply.header('x-request-id', request.id)
   if (error.options.plain) return reply.code(status).send({ error: error.message })
-  return reply.code(status).send(errorBody(request, error))
+  return reply.code(status).send(errorBody(request.id, error))
 }
 
+function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error)
+  if (appError) {
+    if (statusByCode[appError.code] >= 500) request.log.error({ err: error }, appError.message)
+    return sendError(request, reply, appError)
+  }
+  // Unknown failures may carry SQL or internals in their message: log them, answer with a fixed text.
+  request.log.error({ err: error }, 'unexpected error')
+  return sendError(request, reply, new AppError('INTERNAL_ERROR', 'An unexpected error occurred'))
+}
+
+/** What node's HTTP parser refuses before fastify sees a request (fastify's own answer has another shape). */
+function fromClientError(error: NodeJS.ErrnoException): AppError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('REQUEST_TIMEOUT', 'The request took too long')
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new AppError('HEADERS_TOO_LARGE', 'Request headers are larger than this server accepts')
+  return new AppError('BAD_REQUEST', 'Malformed HTTP request')
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has no one left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  if (socket.writable) {
+    const appError = fromClientError(error)
+    const status = statusByCode[appError.code]
+    const requestId = randomUUID()
+    const body = JSON.stringify(errorBody(requestId, appError))
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(error)
+}
+
+/**
+ * Fastify options that route the framework's own early refusals (a URL that does not decode, a path parameter
+ * over the router's limit, a request node cannot parse) through the standard error body.
+ */
+export const frameworkErrorOptions = {
+  frameworkErrors: handleError,
+  clientErrorHandler: answerClientError,
+} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>
+
 export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error)
-    if (appError) {
-      if (statusByCode[appError.code] >= 500) request.log.error({ err: error }, appError.message)
-      return sendError(request, reply, appError)
-    }
-    // Unknown failures may carry SQL or internals in their message: log them, answer with a fixed text.
-    request.log.error({ err: error }, 'unexpected error')
-    return sendError(request, reply, new AppError('INTERNAL_ERROR', 'An unexpected error occurred'))
-  })
+  app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,
