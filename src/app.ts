@@ -10,6 +10,7 @@ import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
 import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
+import { registerTextGuard } from './http/text-guard.js'
 import { validatorCompiler } from './http/validation.js'
 import { amazonSnsTrust, type SnsTrust } from './mail/sns.js'
 import { registerActivityRoutes } from './modules/activity/routes.js'
@@ -60,6 +61,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   registerErrorHandlers(app)
+  registerTextGuard(app)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
