@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { CsvError, parse } from 'csv-parse'
+import { unstorableTextReason } from '../../http/text-guard.js'
 import { reservedDataKeys } from './data-rules.js'
 import { contactDataLimits, contactEmail } from './schemas.js'
 import type { ImportedContact } from './sql.js'
@@ -43,6 +44,11 @@ function headerFrom(names: string[]): CsvHeader {
   }
   const long = dataColumns.find(({ key }) => key.length > contactDataLimits.maxKeyLength)
   if (long) throw new CsvFormatError(`Column names may be at most ${contactDataLimits.maxKeyLength} characters`)
+  // The same rule as for JSON requests (http/text-guard.ts): such a key would fail every row's write.
+  for (const { key } of dataColumns) {
+    const reason = unstorableTextReason(key)
+    if (reason) throw new CsvFormatError(`Column names ${reason}`)
+  }
   return { emailIndex, subscribedIndex: lower.indexOf('subscribed'), dataColumns }
 }
 
@@ -66,7 +72,9 @@ function rowFrom(header: CsvHeader, record: string[], row: number): ParsedRow {
   const rawEmail = record[header.emailIndex] ?? ''
   const email = rawEmail.toLowerCase()
   if (!contactEmail.safeParse(email).success) {
-    return { row, email: rawEmail || null, error: rawEmail ? 'Invalid email address' : 'Missing email address' }
+    // The report is stored as JSON too: an address PostgreSQL cannot store is left out of it.
+    const reported = rawEmail && !unstorableTextReason(rawEmail) ? rawEmail : null
+    return { row, email: reported, error: rawEmail ? 'Invalid email address' : 'Missing email address' }
   }
   let subscribed: boolean | null = null
   const rawSubscribed = (header.subscribedIndex >= 0 ? (record[header.subscribedIndex] ?? '') : '').toLowerCase()
@@ -76,7 +84,11 @@ function rowFrom(header: CsvHeader, record: string[], row: number): ParsedRow {
   const data: Record<string, unknown> = {}
   for (const { index, key } of header.dataColumns) {
     const text = record[index]
-    if (text) data[key] = csvValue(text)
+    if (!text) continue
+    // One such cell would fail the whole batch's write: the row is reported instead.
+    const reason = unstorableTextReason(text)
+    if (reason) return { row, email, error: `Column "${key}" ${reason}` }
+    data[key] = csvValue(text)
   }
   if (Buffer.byteLength(JSON.stringify(data)) > contactDataLimits.maxBytes) {
     return { row, email, error: `data is larger than ${contactDataLimits.maxBytes} bytes` }
