@@ -74,6 +74,8 @@ export const emails = pgTable(
     sentAt: moment(),
     failedAt: moment(),
     // Delivery feedback: first-seen moments and engagement counters (opens and clicks keep counting).
+    // `opened_at`, `clicked_at`, `opens` and `clicks` count people only; machine hits (privacy proxies, link
+    // scanners: src/modules/tracking/machine.ts) have counters of their own.
     deliveredAt: moment(),
     openedAt: moment(),
     clickedAt: moment(),
@@ -81,6 +83,11 @@ export const emails = pgTable(
     complainedAt: moment(),
     opens: integer().notNull().default(0),
     clicks: integer().notNull().default(0),
+    machineOpens: integer().notNull().default(0),
+    machineClicks: integer().notNull().default(0),
+    /** The latest click of anyone and its link: two different links within a moment are a scanner's burst. */
+    lastClickedAt: moment(),
+    lastClickedLink: text(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

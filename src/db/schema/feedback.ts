@@ -1,4 +1,4 @@
-import { index, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { index, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
 import { projects } from './foundation.js'
 
@@ -38,4 +38,22 @@ export const feedbackReceipts = pgTable(
     receivedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [index().on(table.receivedAt)],
+)
+
+/**
+ * Provider reports (SES delivery, bounce, complaint...) that named a provider message id no email carried yet:
+ * SES can report before the outcome recorder has written the id it returned at send. Each is applied when that
+ * id lands (src/modules/feedback/pending-reports.ts) and expires after a day.
+ */
+export const pendingProviderReports = pgTable(
+  'pending_provider_reports',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    provider: text().$type<'ses'>().notNull(),
+    providerMessageId: text().notNull(),
+    /** The provider's report as it came (for SES, the notification's `Message` JSON). */
+    payload: jsonb().notNull(),
+    receivedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index().on(table.providerMessageId), index().on(table.receivedAt)],
 )
