@@ -54,7 +54,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     bodyLimit: defaultBodyLimitBytes,
     // Signed link tokens in paths are longer than fastify's default limit of 100 characters.
     routerOptions: { maxParamLength: 512 },
-    trustProxy: false,
+    trustProxy: typeof ctx.config.trustProxy === 'boolean' ? ctx.config.trustProxy : [...ctx.config.trustProxy],
     ...frameworkErrorOptions,
   }).withTypeProvider<ZodTypeProvider>()
 

@@ -34,6 +34,20 @@ const environmentSchema = z.object({
       z.array(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, 'expected an SNS topic ARN')),
     ),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, ctx): TrustProxy => {
+      const text = value?.trim() ?? ''
+      if (text === '' || text === 'false') return false
+      if (text === 'true') return true
+      const addresses = text.split(',').map((entry) => entry.trim())
+      if (addresses.some((entry) => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))) {
+        ctx.addIssue({ code: 'custom', message: 'expected true, false or comma-separated proxy addresses/CIDRs' })
+        return z.NEVER
+      }
+      return addresses
+    }),
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   DISABLE_SIGNUPS: booleanFlag.default(false),
@@ -75,6 +89,9 @@ const environmentSchema = z.object({
 
 export type Role = 'all' | 'api' | 'worker'
 
+/** fastify's `trustProxy`: which X-Forwarded-For hops to believe for `request.ip`. */
+export type TrustProxy = boolean | readonly string[]
+
 export type Config = Readonly<{
   port: number
   host: string
@@ -88,6 +105,11 @@ export type Config = Readonly<{
   snsTopicArns: readonly string[]
   dnsServers: readonly string[]
   redisUrl: string | undefined
+  /**
+   * Reverse proxies whose X-Forwarded-For gives the client address (`request.ip`: per-address rate limits, the
+   * tracking routes' machine detection); false: the connecting address is the client's.
+   */
+  trustProxy: TrustProxy
   secret: string
   webhookAllowPrivate: boolean
   disableSignups: boolean
@@ -153,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     snsTopicArns: values.SNS_TOPIC_ARNS,
     dnsServers: values.DNS_SERVERS,
     redisUrl: values.REDIS_URL,
+    trustProxy: values.TRUST_PROXY,
     secret: values.SECRET ?? readOrCreateSecret(dataDir),
     webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
     disableSignups: values.DISABLE_SIGNUPS,

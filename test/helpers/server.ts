@@ -41,6 +41,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     snsTopicArns: [],
     dnsServers: [],
     redisUrl: undefined,
+    trustProxy: false,
     secret: 'test-secret-test-secret-test-secret-0123456789',
     webhookAllowPrivate: true,
     disableSignups: false,
