@@ -71,6 +71,10 @@ describe('analytics count what was actually sent', () => {
       event(b, 'email.open', { opens: 1, isFirstOpen: true }),
       event(a, 'email.click', { link: 'https://example.com/a', clicks: 1, isFirstClick: true }),
       event(a, 'email.click', { link: 'https://example.com/b', clicks: 2, isFirstClick: false }),
+      // Machines' opens and clicks are their own metrics, never people's.
+      event(c, 'email.machine_open', { machine: true, reason: 'apple_mpp', machineOpens: 1 }),
+      event(c, 'email.machine_click', { link: 'https://example.com/a', machine: true, reason: 'scanner' }),
+      event(c, 'email.machine_click', { link: 'https://example.com/b', machine: true, reason: 'click_burst' }),
       event(c, 'email.bounce', { bounceType: 'Permanent' }),
       event(b, 'email.complaint'),
     ])
@@ -95,6 +99,8 @@ describe('analytics count what was actually sent', () => {
       complained: 1,
       opens: 3,
       clicks: 2,
+      machineOpens: 1,
+      machineClicks: 2,
     })
     const firstHour = Math.floor((now - 3 * hourMs) / hourMs) * hourMs
     expect(body.from).toBe(new Date(firstHour).toISOString())
@@ -115,6 +121,8 @@ describe('analytics count what was actually sent', () => {
         complained: named('email.complaint').length,
         opens: named('email.open').length,
         clicks: named('email.click').length,
+        machineOpens: named('email.machine_open').length,
+        machineClicks: named('email.machine_click').length,
       })
     }
   })
@@ -142,6 +150,8 @@ describe('analytics count what was actually sent', () => {
       totalEmailsClicked: 1,
       totalEmailsBounced: 1,
       totalEmailsComplained: 1,
+      totalMachineOpens: 1,
+      totalMachineClicks: 2,
       totalWorkflowsStarted: 0,
       openRate: 66.67,
       clickRate: 33.33,
@@ -153,6 +163,8 @@ describe('analytics count what was actually sent', () => {
         { type: 'email.sent', count: 3 },
         { type: 'email.opened', count: 3 },
         { type: 'email.clicked', count: 2 },
+        { type: 'email.machine_opened', count: 1 },
+        { type: 'email.machine_clicked', count: 2 },
       ]),
     )
   })
@@ -174,6 +186,8 @@ describe('analytics count what was actually sent', () => {
       complained: 0,
       opens: 0,
       clicks: 0,
+      machineOpens: 0,
+      machineClicks: 0,
     })
     expect((await get('/activity/stats')).json()).toMatchObject({ totalEvents: 0, totalEmailsSent: 0, byType: [] })
     expect((await get('/analytics/top-events')).json().events).toEqual([])

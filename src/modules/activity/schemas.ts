@@ -39,13 +39,16 @@ export const activityStats = z.object({
   totalEvents: z.number().int(),
   totalEmailsSent: z.number().int(),
   totalEmailsDelivered: z.number().int(),
-  /** Unique: first opens and first clicks. */
+  /** Unique: people's first opens and first clicks. */
   totalEmailsOpened: z.number().int(),
   totalEmailsClicked: z.number().int(),
+  /** Every open and click by a machine (privacy proxy, link scanner), left out of the rates. */
+  totalMachineOpens: z.number().int(),
+  totalMachineClicks: z.number().int(),
   totalEmailsBounced: z.number().int(),
   totalEmailsComplained: z.number().int(),
   totalWorkflowsStarted: z.number().int(),
-  /** Percentages of emails sent in the period. */
+  /** Percentages of emails sent in the period, people only. */
   openRate: z.number(),
   clickRate: z.number(),
   byType: z.array(z.object({ type: z.string(), count: z.number().int() })),

@@ -34,6 +34,8 @@ export async function getActivityStats(
     totalEmailsDelivered: byType.get('email.delivered') ?? 0,
     totalEmailsOpened: opened,
     totalEmailsClicked: clicked,
+    totalMachineOpens: byType.get('email.machine_opened') ?? 0,
+    totalMachineClicks: byType.get('email.machine_clicked') ?? 0,
     totalEmailsBounced: byType.get('email.bounced') ?? 0,
     totalEmailsComplained: byType.get('email.complaint') ?? 0,
     // Workflow executions are counted here once workflows exist.

@@ -3,7 +3,10 @@ import { isoDateTime } from './period.js'
 
 const count = z.number().int()
 
-/** Unique opens and clicks (first per email) in `opened` / `clicked`; every open and click in `opens` / `clicks`. */
+/**
+ * People's opens and clicks: unique ones (first per email) in `opened` / `clicked`, every one in `opens` /
+ * `clicks`; the rates use these. Machines' (privacy proxies, link scanners) in `machineOpens` / `machineClicks`.
+ */
 export const emailMetrics = z.object({
   sent: count,
   delivered: count,
@@ -13,6 +16,8 @@ export const emailMetrics = z.object({
   complained: count,
   opens: count,
   clicks: count,
+  machineOpens: count,
+  machineClicks: count,
 })
 export type EmailMetrics = z.infer<typeof emailMetrics>
 

@@ -10,6 +10,8 @@ export const metricSources = {
   complained: ['email.complaint', 'count'],
   opens: ['email.open', 'count'],
   clicks: ['email.click', 'count'],
+  machineOpens: ['email.machine_open', 'count'],
+  machineClicks: ['email.machine_click', 'count'],
 } as const
 export type MetricName = keyof typeof metricSources
 

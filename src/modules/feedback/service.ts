@@ -6,32 +6,54 @@ import { setContactSubscription } from '../contacts/service.js'
 import { emailEvent } from '../delivery/events.js'
 import { publishEvents } from '../events/bus.js'
 import { suppressAddress } from '../suppressions/service.js'
+import { type HitClient, machineReasonOf } from '../tracking/machine.js'
 
 /** What a provider report, a tracking hit or our own transport learned about one sent email. */
 export type EmailFeedback =
   | { kind: 'delivery'; at: Date }
-  | { kind: 'open'; at: Date }
-  | { kind: 'click'; at: Date; link: string }
+  | { kind: 'open'; at: Date; client?: HitClient }
+  | { kind: 'click'; at: Date; link: string; client?: HitClient }
   | { kind: 'bounce'; at: Date; bounceType: 'Permanent' | 'Transient' }
   | { kind: 'complaint'; at: Date }
 
 /** Our own email id (tracking links, the SMTP transport) or the id the provider returned at send (SES). */
 export type FeedbackTarget = { emailId: string } | { providerMessageId: string }
 
+/** Opens and clicks by machines (privacy proxies, link scanners) are published under names of their own. */
+export const machineOpenEvent = 'email.machine_open'
+export const machineClickEvent = 'email.machine_click'
+
 type FeedbackEmail = typeof emails.$inferSelect
 type EmailChanges = Partial<
   Pick<
     FeedbackEmail,
-    'status' | 'deliveredAt' | 'openedAt' | 'clickedAt' | 'bouncedAt' | 'complainedAt' | 'opens' | 'clicks'
+    | 'status'
+    | 'deliveredAt'
+    | 'openedAt'
+    | 'clickedAt'
+    | 'bouncedAt'
+    | 'complainedAt'
+    | 'opens'
+    | 'clicks'
+    | 'machineOpens'
+    | 'machineClicks'
+    | 'lastClickedAt'
+    | 'lastClickedLink'
   >
 >
-type Outcome = { changes: EmailChanges; event?: { name: string; extra: Record<string, unknown> } }
+type Outcome = {
+  changes: EmailChanges
+  event?: { name: string; extra: Record<string, unknown> }
+  /** A machine's open or click: it changes neither the status nor the human counters. */
+  machine?: true
+}
 
 /**
  * The counters and first-seen moments a report changes, and the `email.*` event it emits. Opens and clicks
  * emit on every hit with running totals (as Plunk does); delivery, permanent bounce and complaint emit once
  * per email, so a second report of the same fact neither double-counts the bounce rate nor re-triggers
- * workflows.
+ * workflows. A machine's open or click only counts as one and emits `email.machine_open` / `email.machine_click`
+ * with its reason, so `email.open` / `email.click` (workflow triggers, open and click rates) stay people's.
  */
 function outcomeOf(email: FeedbackEmail, feedback: EmailFeedback): Outcome {
   const at = feedback.at
@@ -43,24 +65,52 @@ function outcomeOf(email: FeedbackEmail, feedback: EmailFeedback): Outcome {
         event: { name: 'email.delivery', extra: { deliveredAt: at.toISOString() } },
       }
     case 'open': {
+      const reason = machineReasonOf(feedback, email)
+      if (reason) {
+        const machineOpens = email.machineOpens + 1
+        return {
+          changes: { machineOpens },
+          event: { name: machineOpenEvent, extra: { openedAt: at.toISOString(), machine: true, reason, machineOpens } },
+          machine: true,
+        }
+      }
       const openedAt = email.openedAt ?? at
       const opens = email.opens + 1
       return {
         changes: { openedAt, opens },
         event: {
           name: 'email.open',
-          extra: { openedAt: openedAt.toISOString(), opens, isFirstOpen: !email.openedAt },
+          extra: { openedAt: openedAt.toISOString(), opens, isFirstOpen: !email.openedAt, machine: false },
         },
       }
     }
     case 'click': {
+      const reason = machineReasonOf(feedback, email)
+      const last = { lastClickedAt: at, lastClickedLink: feedback.link }
+      if (reason) {
+        const machineClicks = email.machineClicks + 1
+        return {
+          changes: { ...last, machineClicks },
+          event: {
+            name: machineClickEvent,
+            extra: { link: feedback.link, clickedAt: at.toISOString(), machine: true, reason, machineClicks },
+          },
+          machine: true,
+        }
+      }
       const clickedAt = email.clickedAt ?? at
       const clicks = email.clicks + 1
       return {
-        changes: { clickedAt, clicks },
+        changes: { ...last, clickedAt, clicks },
         event: {
           name: 'email.click',
-          extra: { link: feedback.link, clickedAt: clickedAt.toISOString(), clicks, isFirstClick: !email.clickedAt },
+          extra: {
+            link: feedback.link,
+            clickedAt: clickedAt.toISOString(),
+            clicks,
+            isFirstClick: !email.clickedAt,
+            machine: false,
+          },
         },
       }
     }
@@ -104,8 +154,9 @@ export async function applyEmailFeedback(
   const [email] = await tx.select().from(emails).where(condition).limit(1).for('update')
   if (!email) return undefined
 
-  const { changes, event } = outcomeOf(email, feedback)
-  const status = nextEmailStatus(email.status, statusOfFeedback(feedback))
+  const { changes, event, machine } = outcomeOf(email, feedback)
+  // Only a person's open or click moves an email to OPENED or CLICKED (and into reputation and rate metrics).
+  const status = machine ? email.status : nextEmailStatus(email.status, statusOfFeedback(feedback))
   if (status !== email.status) changes.status = status
   if (Object.keys(changes).length > 0) {
     await tx

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { invalidLinkPage } from '../subscriptions/pages.js'
+import type { HitRequest } from './machine.js'
 import { followClick, recordOpen } from './service.js'
 
 // The smallest transparent GIF (1×1, 43 bytes).
@@ -18,8 +19,12 @@ const noCache = {
 // A wildcard rather than `:token`: click tokens carry the whole link and can exceed the router's param limit.
 const tokenParams = z.object({ '*': z.string() })
 
-/** HEAD requests (link checkers, prefetchers) get the same answer but are never counted. */
-const counts = (request: FastifyRequest) => request.method === 'GET'
+/** What machine.ts classifies a hit by. HEAD requests (link checkers) get the same answer and count as machines. */
+const hitOf = (request: FastifyRequest): HitRequest => ({
+  method: request.method,
+  userAgent: request.headers['user-agent'] ?? null,
+  ip: request.ip,
+})
 
 /**
  * The open pixel and click redirect behind `PUBLIC_URL`. No auth: the signed token is the credential, and
@@ -40,12 +45,12 @@ export function registerTrackingRoutes(app: App, ctx: AppContext): void {
   const schema = { hide: true, params: tokenParams }
 
   app.get('/t/open/*', { config, schema }, async (request, reply) => {
-    await recordOpen(tracking, request.params['*'], counts(request))
+    await recordOpen(tracking, request.params['*'], hitOf(request))
     return reply.code(200).headers(noCache).type('image/gif').send(pixel)
   })
 
   app.get('/t/click/*', { config, schema }, async (request, reply) => {
-    const click = await followClick(tracking, request.params['*'], counts(request))
+    const click = await followClick(tracking, request.params['*'], hitOf(request))
     if (!click) return reply.code(404).headers(noCache).type('text/html; charset=utf-8').send(invalidLinkPage())
     return reply.headers({ ...noCache, 'referrer-policy': 'no-referrer' }).redirect(click.location, 302)
   })

@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/tracking-links.js'
 import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
+import { classifyHitRequest, type HitRequest } from './machine.js'
 
 export type TrackingContext = { db: Database; log: Logger; secret: string }
 
@@ -18,19 +19,31 @@ async function record(ctx: TrackingContext, emailId: string, feedback: EmailFeed
   }
 }
 
-/** Counts an open when the token is genuine; anything else changes nothing. */
-export async function recordOpen(ctx: TrackingContext, token: string, count: boolean): Promise<void> {
+/**
+ * Records an open when the token is genuine, flagged as a machine's when the request or its timing says so
+ * (machine.ts); anything else changes nothing.
+ */
+export async function recordOpen(ctx: TrackingContext, token: string, request: HitRequest): Promise<void> {
+  const at = new Date()
   const emailId = readOpenToken(ctx.secret, token)
-  if (emailId && count) await record(ctx, emailId, { kind: 'open', at: new Date() })
+  if (emailId) await record(ctx, emailId, { kind: 'open', at, client: classifyHitRequest('open', request) })
 }
 
-/** The original link of a genuine click token (counted when `count`), or undefined: no redirect, nothing recorded. */
+/** The original link of a genuine click token (the click recorded as for opens), or undefined: nothing recorded. */
 export async function followClick(
   ctx: TrackingContext,
   token: string,
-  count: boolean,
+  request: HitRequest,
 ): Promise<TrackedClick | undefined> {
+  const at = new Date()
   const click = readClickToken(ctx.secret, token)
-  if (click && count) await record(ctx, click.emailId, { kind: 'click', at: new Date(), link: click.link })
+  if (click) {
+    await record(ctx, click.emailId, {
+      kind: 'click',
+      at,
+      link: click.link,
+      client: classifyHitRequest('click', request),
+    })
+  }
   return click
 }
