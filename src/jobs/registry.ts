@@ -4,6 +4,7 @@ import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
 import { subscribeToEvents } from '../modules/events/bus.js'
 import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
 import { expireFeedbackReceiptsJob } from '../modules/feedback/jobs.js'
+import { settlePendingReportsJob } from '../modules/feedback/pending-jobs.js'
 import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
 import { reputationSubscriber } from '../modules/reputation/subscriber.js'
 import type { JobDefinition } from './define.js'
@@ -18,6 +19,7 @@ export const jobs: readonly JobDefinition[] = [
   bulkContactsJob,
   endSnoozesJob,
   expireFeedbackReceiptsJob,
+  settlePendingReportsJob,
 ]
 
 /** Background loops of worker processes (work that must start sooner than a job queue polls). */

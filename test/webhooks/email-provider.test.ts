@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { and, count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { contacts, events, suppressions } from '../../src/db/schema/index.js'
+import { contacts, events, pendingProviderReports, suppressions } from '../../src/db/schema/index.js'
 import type { SnsMessage } from '../../src/mail/sns.js'
 import { expireFeedbackReceiptsJob } from '../../src/modules/feedback/jobs.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
@@ -203,10 +203,15 @@ describe('POST /webhooks/email-provider', () => {
     expect(await eventCount()).toBe(before)
   })
 
-  it('an unknown message id answers 200 and changes nothing', async () => {
+  it('an unknown message id answers 200, changes nothing and is held for when the id lands', async () => {
     const before = await eventCount()
-    expect(await deliver(signer.notification(sesEvent('event-complaint', 'no-such-message')))).toBe('unknown_email')
+    expect(await deliver(signer.notification(sesEvent('event-complaint', 'no-such-message')))).toBe('pending')
     expect(await eventCount()).toBe(before)
+    const held = await server.ctx.db
+      .select({ provider: pendingProviderReports.provider })
+      .from(pendingProviderReports)
+      .where(eq(pendingProviderReports.providerMessageId, 'no-such-message'))
+    expect(held).toEqual([{ provider: 'ses' }])
   })
 
   it('refuses forged, foreign-certificate and unsigned messages with 403, changing nothing', async () => {
@@ -431,7 +436,7 @@ describe('SNS_TOPIC_ARNS and the rate limit', () => {
     expect((await post(signer.notification(event))).statusCode).toBe(403)
     const allowed = await post(signer.notification(event, { TopicArn: 'arn:aws:sns:eu-west-1:123456789012:mailroom' }))
     expect(allowed.statusCode).toBe(200)
-    expect(allowed.json()).toEqual({ success: true, data: { outcome: 'unknown_email' } })
+    expect(allowed.json()).toEqual({ success: true, data: { outcome: 'pending' } })
   })
 
   it('does not rate-limit SNS: a burst of feedback is all taken', async () => {

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { publishEvents } from '../events/bus.js'
+import { applyPendingProviderReports } from '../feedback/pending-reports.js'
 import { applyEmailFeedback } from '../feedback/service.js'
 import type { EmailMetrics } from '../metrics/registry.js'
 import { emailSentEvent } from './events.js'
@@ -53,6 +54,8 @@ export function createOutcomeRecorder(db: Database, log: Logger, metrics: EmailM
     const recorded = await db.transaction(async (tx) => {
       const sent = await markEmailsSent(tx, batch.sent)
       await publishEvents(tx, sent.map(emailSentEvent))
+      // Provider reports that came before their id (rare): applied now, after the email.sent they follow.
+      await applyPendingProviderReports(tx, sent.map((row) => row.providerMessageId))
       await markEmailsForRetry(tx, batch.retry)
       const failed = await markEmailsFailed(tx, batch.failed)
       // Bounces are rare: one feedback application each (status, event, unsubscribe, suppression) is fine.

@@ -6,7 +6,7 @@ import { receiveProviderMessage } from './service.js'
 
 const providerResult = z.object({
   success: z.literal(true),
-  data: z.object({ outcome: z.enum(['applied', 'duplicate', 'unknown_email', 'ignored', 'confirmed', 'inbound']) }),
+  data: z.object({ outcome: z.enum(['applied', 'duplicate', 'pending', 'ignored', 'confirmed', 'inbound']) }),
 })
 
 /** Internal receivers called by infrastructure: provider feedback through Amazon SNS. */

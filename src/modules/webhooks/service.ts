@@ -2,7 +2,6 @@ import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
-import { parseSesNotification } from '../../mail/ses-notifications.js'
 import { type SnsMessage, type SnsTrust, snsMessage, verifySnsSignature } from '../../mail/sns.js'
 import { feedbackReceiptRetentionMs } from '../feedback/receipts.js'
 import { handleSesInboundNotification } from '../inbound/service.js'
@@ -69,7 +68,7 @@ export async function receiveProviderMessage(
         }
         return 'inbound'
       }
-      return applySesFeedback(ctx.db, ctx.log, message.MessageId, parseSesNotification(message.Message))
+      return applySesFeedback(ctx.db, ctx.log, message.MessageId, message.Message)
   }
 }
 

@@ -1,39 +1,26 @@
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
-import type { SesFeedback } from '../../mail/ses-notifications.js'
+import { parseSesNotification } from '../../mail/ses-notifications.js'
+import { messageJson } from '../../mail/sns.js'
+import { holdProviderReport } from '../feedback/pending-reports.js'
+import { applySesReport } from '../feedback/provider-reports.js'
 import { claimFeedbackReceipt } from '../feedback/receipts.js'
-import { failRejectedEmail } from '../feedback/reject.js'
-import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
 
-export type FeedbackOutcome = 'applied' | 'duplicate' | 'unknown_email' | 'ignored'
-
-type Actionable = Exclude<SesFeedback, { kind: 'ignored' | 'send' | 'delivery_delay' }>
-
-function emailFeedbackOf(feedback: Exclude<Actionable, { kind: 'reject' }>): EmailFeedback {
-  const at = feedback.occurredAt
-  switch (feedback.kind) {
-    case 'delivery':
-    case 'open':
-    case 'complaint':
-      return { kind: feedback.kind, at }
-    case 'click':
-      return { kind: 'click', at, link: feedback.link }
-    case 'bounce':
-      return { kind: 'bounce', at, bounceType: feedback.bounceType }
-  }
-}
+export type FeedbackOutcome = 'applied' | 'duplicate' | 'pending' | 'ignored'
 
 /**
- * Applies one SES report, delivered as the SNS notification `notificationId`, in one transaction with the
+ * Applies one SES report, the `Message` of the SNS notification `notificationId`, in one transaction with the
  * receipt of that id: a notification SNS delivers again changes nothing. Send events add nothing to what the
  * outbox recorded, and a delivery delay changes no status (SES keeps trying; a bounce or delivery follows).
+ * A report for an email whose SES id is not recorded yet is held and applied when it is (`pending`).
  */
 export async function applySesFeedback(
   db: Database,
   log: Logger,
   notificationId: string,
-  feedback: SesFeedback,
+  message: unknown,
 ): Promise<FeedbackOutcome> {
+  const feedback = parseSesNotification(message)
   if (feedback.kind === 'ignored') {
     log.info({ notificationId, reason: feedback.reason }, 'SES notification ignored')
     return 'ignored'
@@ -46,25 +33,16 @@ export async function applySesFeedback(
     )
     return 'ignored'
   }
+  const { providerMessageId } = feedback
   const outcome = await db.transaction(async (tx): Promise<FeedbackOutcome> => {
     if (!(await claimFeedbackReceipt(tx, `sns:${notificationId}`))) return 'duplicate'
-    const { providerMessageId } = feedback
-    const found =
-      feedback.kind === 'reject'
-        ? await failRejectedEmail(
-            tx,
-            providerMessageId,
-            `rejected by the provider: ${feedback.diagnostic ?? 'no reason given'}`,
-          )
-        : (await applyEmailFeedback(tx, { providerMessageId }, emailFeedbackOf(feedback))) !== undefined
-    return found ? 'applied' : 'unknown_email'
+    if (await applySesReport(tx, feedback)) return 'applied'
+    await holdProviderReport(tx, { provider: 'ses', providerMessageId, payload: messageJson(message) })
+    return 'pending'
   })
-  if (outcome === 'unknown_email') {
-    // Answered with 200 all the same: SNS would retry a report that can never match.
-    log.warn(
-      { notificationId, providerMessageId: feedback.providerMessageId, kind: feedback.kind },
-      'SES report for an unknown email',
-    )
+  if (outcome === 'pending') {
+    // Answered with 200: SNS's few retries would not outlast a slow id, and the report is kept durably.
+    log.info({ notificationId, providerMessageId, kind: feedback.kind }, 'SES report held until its email is known')
   }
   return outcome
 }

@@ -1,0 +1,51 @@
+import type { Transaction } from '../../db/client.js'
+import type { SesFeedback } from '../../mail/ses-notifications.js'
+import { classifyHitRequest } from '../tracking/machine.js'
+import { failRejectedEmail } from './reject.js'
+import { applyEmailFeedback, type EmailFeedback } from './service.js'
+
+/** The SES reports that change an email; the others (send, delivery delay, ignored) are only logged. */
+export type ActionableSesFeedback = Exclude<SesFeedback, { kind: 'ignored' | 'send' | 'delivery_delay' }>
+
+export function isActionable(feedback: SesFeedback): feedback is ActionableSesFeedback {
+  return feedback.kind !== 'ignored' && feedback.kind !== 'send' && feedback.kind !== 'delivery_delay'
+}
+
+function emailFeedbackOf(feedback: Exclude<ActionableSesFeedback, { kind: 'reject' }>): EmailFeedback {
+  const at = feedback.occurredAt
+  switch (feedback.kind) {
+    case 'delivery':
+    case 'complaint':
+      return { kind: feedback.kind, at }
+    // SES's own open and click tracking reports the client it saw, classified as our tracking routes do.
+    case 'open':
+      return { kind: 'open', at, client: classifyHitRequest('open', { method: 'GET', ...clientOf(feedback) }) }
+    case 'click':
+      return {
+        kind: 'click',
+        at,
+        link: feedback.link,
+        client: classifyHitRequest('click', { method: 'GET', ...clientOf(feedback) }),
+      }
+    case 'bounce':
+      return { kind: 'bounce', at, bounceType: feedback.bounceType }
+  }
+}
+
+function clientOf(feedback: { userAgent?: string; ipAddress?: string }) {
+  return { userAgent: feedback.userAgent, ip: feedback.ipAddress }
+}
+
+/**
+ * Applies one SES report to the email SES knows by its message id, inside the caller's transaction: a reject
+ * fails the email, anything else goes through `applyEmailFeedback`. False when no email has that id (yet).
+ * Both a report that matched at once and one held until its id landed (pending-reports.ts) come through here.
+ */
+export async function applySesReport(tx: Transaction, feedback: ActionableSesFeedback): Promise<boolean> {
+  const { providerMessageId } = feedback
+  if (feedback.kind === 'reject') {
+    const reason = `rejected by the provider: ${feedback.diagnostic ?? 'no reason given'}`
+    return failRejectedEmail(tx, providerMessageId, reason)
+  }
+  return (await applyEmailFeedback(tx, { providerMessageId }, emailFeedbackOf(feedback))) !== undefined
+}
