@@ -55,7 +55,10 @@ export function createOutcomeRecorder(db: Database, log: Logger, metrics: EmailM
       const sent = await markEmailsSent(tx, batch.sent)
       await publishEvents(tx, sent.map(emailSentEvent))
       // Provider reports that came before their id (rare): applied now, after the email.sent they follow.
-      await applyPendingProviderReports(tx, sent.map((row) => row.providerMessageId))
+      await applyPendingProviderReports(
+        tx,
+        sent.map((row) => row.providerMessageId),
+      )
       await markEmailsForRetry(tx, batch.retry)
       const failed = await markEmailsFailed(tx, batch.failed)
       // Bounces are rare: one feedback application each (status, event, unsubscribe, suppression) is fine.
