@@ -8,22 +8,24 @@ import { composeEmail, type RecipientEmail } from './compose.js'
 
 export type AcceptedEmail = { contact: { id: string; email: string }; email: string }
 
+/** An `Idempotency-Key` to claim in the transaction that stores the emails, for the project that sent it. */
+export type ProjectClaim = { projectId: string; claim: IdempotencyClaim }
+
 /**
- * The recipients' contacts, in order: one multi-row upsert when it can (distinct addresses, no explicit
+ * The recipients' contacts, in order: one multi-row upsert when it can (distinct contacts, no explicit
  * `subscribed`, which only the single upsert may flip), otherwise one upsert per recipient.
  */
 async function upsertRecipients(
   tx: Transaction,
-  projectId: string,
   recipients: readonly RecipientEmail[],
 ): Promise<Pick<ContactUpsertResult, 'contact' | 'requestData'>[]> {
-  const emails = new Set(recipients.map((item) => normalizeEmail(item.recipient.email)))
+  const keys = new Set(recipients.map((item) => `${item.projectId} ${normalizeEmail(item.recipient.email)}`))
   const explicit = recipients.some((item) => item.body.subscribed !== undefined)
-  if (recipients.length > 1 && emails.size === recipients.length && !explicit) {
+  if (keys.size === recipients.length && !explicit) {
     return upsertContacts(
       tx,
       recipients.map((item) => ({
-        projectId,
+        projectId: item.projectId,
         email: item.recipient.email,
         data: item.body.data,
         subscribedIfNew: false,
@@ -31,12 +33,12 @@ async function upsertRecipients(
     )
   }
   const results = []
-  for (const item of recipients) {
+  for (const { projectId, recipient, body } of recipients) {
     results.push(
       await upsertContact(
         tx,
         projectId,
-        { email: item.recipient.email, subscribed: item.body.subscribed, data: item.body.data },
+        { email: recipient.email, subscribed: body.subscribed, data: body.data },
         { subscribedIfNew: false },
       ),
     )
@@ -44,20 +46,40 @@ async function upsertRecipients(
   return results
 }
 
+/** Stores the rendered emails in the outbox, one insert per project, and returns their ids in input order. */
+async function enqueueInOrder(
+  tx: Transaction,
+  recipients: readonly RecipientEmail[],
+  emails: Awaited<ReturnType<typeof composeEmail>>[],
+): Promise<string[]> {
+  const emailIds: string[] = []
+  for (const projectId of new Set(recipients.map((item) => item.projectId))) {
+    const indexes = recipients.flatMap((item, index) => (item.projectId === projectId ? [index] : []))
+    const ids = await enqueueEmails(
+      tx,
+      projectId,
+      indexes.map((index) => emails[index]).filter((email) => email !== undefined),
+    )
+    indexes.forEach((index, position) => {
+      emailIds[index] = ids[position] ?? ''
+    })
+  }
+  return emailIds
+}
+
 /**
- * The single-request path of `POST /v1/send`: every recipient gets its own contact upsert and its own rendered
- * email, in order, and the emails are stored in the outbox in the same transaction, so a 200 means they will
- * be sent. The caller wakes the outbox after it returns.
+ * The one transaction of `POST /v1/send`, for one request's recipients or a group commit of many requests:
+ * each recipient gets its own contact upsert and its own rendered email, in order, and the emails are stored
+ * in the outbox in the same transaction, so a 200 means they will be sent. The caller wakes the outbox.
  */
 export async function acceptEmails(
   ctx: AppContext,
-  projectId: string,
   recipients: readonly RecipientEmail[],
-  claim: IdempotencyClaim | undefined,
+  idempotency?: ProjectClaim,
 ): Promise<AcceptedEmail[]> {
   return ctx.db.transaction(async (tx) => {
-    if (claim) await claimIdempotencyKey(tx, projectId, claim)
-    const upserted = await upsertRecipients(tx, projectId, recipients)
+    if (idempotency) await claimIdempotencyKey(tx, idempotency.projectId, idempotency.claim)
+    const upserted = await upsertRecipients(tx, recipients)
     const emails = await Promise.all(
       recipients.map((item, index) => {
         const result = upserted[index]
@@ -65,7 +87,7 @@ export async function acceptEmails(
         return composeEmail(ctx, item, result.contact, result.requestData)
       }),
     )
-    const emailIds = await enqueueEmails(tx, projectId, emails)
+    const emailIds = await enqueueInOrder(tx, recipients, emails)
     return upserted.map(({ contact }, index) => ({
       contact: { id: contact.id, email: contact.email },
       email: emailIds[index] ?? '',

@@ -18,8 +18,8 @@ function recipientsOf(to: SendBody['to']): { email: string; name: string | null 
 
 /**
  * `POST /v1/send`: every recipient gets its own contact upsert and its own rendered email, in order, and the
- * emails are stored in the outbox in the same transaction, so a 200 means they will be sent (accept.ts, or
- * batch.ts for the common one-recipient call).
+ * emails are stored in the outbox in the same transaction, so a 200 means they will be sent (accept.ts; the
+ * common one-recipient call shares that transaction with concurrent ones through batch.ts).
  */
 export async function sendTransactional(
   ctx: AppContext,
@@ -43,7 +43,7 @@ export async function sendTransactional(
     ctx.metrics.emails.accepted(1)
     return { emails: [accepted], timestamp: new Date().toISOString() }
   }
-  const emails = await acceptEmails(ctx, projectId, recipients, claim)
+  const emails = await acceptEmails(ctx, recipients, claim && { projectId, claim })
   ctx.metrics.emails.accepted(emails.length)
   wakeOutbox(ctx.pool)
   return { emails, timestamp: new Date().toISOString() }
