@@ -2,7 +2,9 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
+import { contactEventsParams, eventListQuery, eventPage } from '../events/schemas.js'
 import { getBulkJob, startBulkJob } from './bulk.js'
+import { listContactEvents } from './events.js'
 import { deleteContactField, findFieldUsage, listContactFields, listFieldValues } from './fields.js'
 import { getContactImport, importMaxBytes, startContactImport } from './import.js'
 import { listContacts } from './list.js'
@@ -132,4 +134,19 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     await deleteContact(ctx.db, projectOf(request), request.params.id)
     return reply.code(204).send()
   })
+
+  // A contact's events: under /events, as Plunk has it; here because the contact must be the project's.
+  app.get(
+    '/events/contact/:contactId',
+    {
+      config,
+      schema: {
+        tags: ['events'],
+        params: contactEventsParams,
+        querystring: eventListQuery,
+        response: { 200: eventPage },
+      },
+    },
+    async (request) => listContactEvents(ctx.db, projectOf(request), request.params.contactId, request.query),
+  )
 }

@@ -1,15 +1,7 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
-import {
-  contactEventsParams,
-  eventListQuery,
-  eventNameList,
-  eventNameParams,
-  eventPage,
-  eventStats,
-  eventUsage,
-} from './schemas.js'
+import { eventListQuery, eventNameList, eventNameParams, eventPage, eventStats, eventUsage } from './schemas.js'
 import { deleteEventsByName, findEventUsage, getEventStats, listEventNames, listEvents } from './service.js'
 
 export function registerEventRoutes(app: App, ctx: AppContext): void {
@@ -28,15 +20,6 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
 
   app.get('/events/names', { config, schema: { tags, response: { 200: eventNameList } } }, async (request) =>
     listEventNames(ctx.db, projectOf(request)),
-  )
-
-  app.get(
-    '/events/contact/:contactId',
-    {
-      config,
-      schema: { tags, params: contactEventsParams, querystring: eventListQuery, response: { 200: eventPage } },
-    },
-    async (request) => listEvents(ctx.db, projectOf(request), request.query, request.params.contactId),
   )
 
   app.get(
