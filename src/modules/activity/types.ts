@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm'
+import { internalEventNameSql } from '../analytics/sql.js'
 
 /** Activity types of the feed, named as Plunk's dashboard names them (its `ActivityType`). */
 export const activityTypes = [
@@ -55,14 +56,6 @@ export function activityTypeOf(eventName: string): string {
 
 function isInternalEventName(name: string): boolean {
   return name.startsWith('email.') || typeByEventName.has(name) || segmentEventPattern.test(name)
-}
-
-/**
- * SQL twin of `isInternalEventName` (and of events/names.ts) for a `name` column. /v1/track refuses every reserved name
- * (case-insensitively), so whatever is not internal here is a custom event.
- */
-export function internalEventNameSql(column: SQL): SQL {
-  return sql`(${column} LIKE 'email.%' OR ${column} IN ('contact.subscribed', 'contact.unsubscribed') OR ${column} ~ '^segment\\.[^.]+\\.(entry|exit)$')`
 }
 
 /** Condition on the events table (`column` is its name) selecting the given activity types; `false` when no type comes from events. */

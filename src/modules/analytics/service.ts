@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { internalEventNameSql } from '../activity/types.js'
 import {
   bucketStarts,
   ceilTo,
@@ -23,7 +22,14 @@ import type {
   TopEvents,
   TopEventsQuery,
 } from './schemas.js'
-import { type MetricName, type MetricRow, metricColumns, metricEventNames, metricSources } from './sql.js'
+import {
+  internalEventNameSql,
+  type MetricName,
+  type MetricRow,
+  metricColumns,
+  metricEventNames,
+  metricSources,
+} from './sql.js'
 
 const metricNames = Object.keys(metricSources) as MetricName[]
 

@@ -27,3 +27,11 @@ export function metricColumns(): SQL {
 }
 
 export type MetricRow = Record<MetricName, string>
+
+/**
+ * SQL twin of activity's `isInternalEventName` (and of events/names.ts) for a `name` column. /v1/track refuses every reserved name
+ * (case-insensitively), so whatever is not internal here is a custom event.
+ */
+export function internalEventNameSql(column: SQL): SQL {
+  return sql`(${column} LIKE 'email.%' OR ${column} IN ('contact.subscribed', 'contact.unsubscribed') OR ${column} ~ '^segment\\.[^.]+\\.(entry|exit)$')`
+}
