@@ -1,8 +1,8 @@
 import { and, asc, eq, gte, inArray, isNotNull, lt, lte, notExists, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails, projects } from '../../db/schema/index.js'
+import type { EmailEventSource } from '../feedback/email-events.js'
 import { suppressedEmailErrors } from '../suppressions/service.js'
-import type { EmailEventSource } from './events.js'
 
 /** `wakeOutbox` notifies this channel after emails are committed so idle outbox workers wake at once. */
 export const outboxChannel = 'mailroom_outbox'

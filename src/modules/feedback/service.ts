@@ -3,10 +3,10 @@ import type { Transaction } from '../../db/client.js'
 import { emails } from '../../db/schema/index.js'
 import { type EmailStatus, nextEmailStatus, statusOfFeedback } from '../../mail/email-status.js'
 import { setContactSubscription } from '../contacts/service.js'
-import { emailEvent } from '../delivery/events.js'
 import { publishEvents } from '../events/bus.js'
 import { suppressAddress } from '../suppressions/service.js'
 import { type HitClient, machineReasonOf } from '../tracking/machine.js'
+import { emailEvent } from './email-events.js'
 
 /** What a provider report, a tracking hit or our own transport learned about one sent email. */
 export type EmailFeedback =
