@@ -1,11 +1,15 @@
+import { Header, Parser, Pax, type ReadEntry } from 'tar'
+
 /**
- * The POSIX ustar subset a backup uses: regular files and directories, written and read as streams so a
- * backup never holds a file in memory. Written by hand because the format is small and a backup of a live
- * cluster needs control the general tar packages do not give: a file that shrinks while it is copied is
- * padded with zeros (the WAL replay rewrites those pages), as pg_basebackup does.
+ * The tar entries of a backup, encoded and parsed by node-tar (`tar`): its Header (with a pax extended header
+ * for a path or size ustar cannot hold) and its Parser. The entry bodies are streamed by our code, not by
+ * node-tar's packer (tar.c, WriteEntry), so a backup never holds a file in memory and keeps the control a live
+ * cluster needs: a file that shrinks while it is copied is padded with zeros (the WAL replay rewrites those
+ * pages) and one that vanishes is left out, as pg_basebackup does, where WriteEntry fails the whole archive
+ * ("encountered unexpected EOF", ENOENT). The padding of a body to whole blocks and the two zero blocks that
+ * end an archive are plain zeros node-tar does not export.
  */
 const block = 512
-const maxSize = 8 ** 11 - 1
 
 export type TarEntryType = 'file' | 'directory'
 
@@ -20,38 +24,23 @@ export class MalformedArchiveError extends Error {
   }
 }
 
-function writeOctal(header: Buffer, value: number, offset: number, length: number): void {
-  header.write(`${value.toString(8).padStart(length - 1, '0')}\0`, offset, length, 'ascii')
-}
-
-/** Splits a path longer than the 100-byte name field at a slash into ustar's prefix and name. */
-function splitPath(entryPath: string): { prefix: string; name: string } {
-  if (Buffer.byteLength(entryPath) <= 100) return { prefix: '', name: entryPath }
-  for (let slash = entryPath.indexOf('/'); slash !== -1; slash = entryPath.indexOf('/', slash + 1)) {
-    const prefix = entryPath.slice(0, slash)
-    const name = entryPath.slice(slash + 1)
-    if (Buffer.byteLength(prefix) <= 155 && Buffer.byteLength(name) <= 100) return { prefix, name }
-  }
-  throw new Error(`path too long for a backup archive: ${entryPath}`)
-}
-
+/** The header block of an entry, after a pax extended header when the path or the size does not fit ustar. */
 export function tarHeader(entry: TarEntryHeader): Buffer {
-  if (entry.size > maxSize) throw new Error(`file too large for a backup archive: ${entry.path}`)
+  const path = entry.type === 'directory' ? `${entry.path}/` : entry.path
+  const size = entry.type === 'file' ? entry.size : 0
+  const mtime = new Date(Math.floor(entry.mtimeSeconds) * 1000)
   const header = Buffer.alloc(block)
-  const { prefix, name } = splitPath(entry.type === 'directory' ? `${entry.path}/` : entry.path)
-  header.write(name, 0, 100, 'utf8')
-  writeOctal(header, entry.mode & 0o7777, 100, 8)
-  writeOctal(header, 0, 108, 8)
-  writeOctal(header, 0, 116, 8)
-  writeOctal(header, entry.type === 'file' ? entry.size : 0, 124, 12)
-  writeOctal(header, Math.floor(entry.mtimeSeconds), 136, 12)
-  header.write(entry.type === 'file' ? '0' : '5', 156, 1, 'ascii')
-  header.write('ustar\0' + '00', 257, 8, 'ascii')
-  header.write(prefix, 345, 155, 'utf8')
-  header.fill(' ', 148, 156)
-  writeOctal(header, checksum(header), 148, 7)
-  header.write(' ', 155, 1, 'ascii')
-  return header
+  const needsPax = new Header({
+    path,
+    type: entry.type === 'file' ? 'File' : 'Directory',
+    // Only the permission bits: a stat mode also carries the file type.
+    mode: entry.mode & 0o7777,
+    uid: 0,
+    gid: 0,
+    size,
+    mtime,
+  }).encode(header)
+  return needsPax ? Buffer.concat([new Pax({ path, size, mtime }).encode(), header]) : header
 }
 
 export function tarPadding(size: number): Buffer {
@@ -61,124 +50,87 @@ export function tarPadding(size: number): Buffer {
 /** Two zero blocks end an archive. */
 export const tarEnd = Buffer.alloc(2 * block)
 
-function checksum(header: Buffer): number {
-  let sum = 0
-  for (let i = 0; i < block; i++) sum += i >= 148 && i < 156 ? 0x20 : (header[i] ?? 0)
-  return sum
-}
-
-function readOctal(header: Buffer, offset: number, length: number): number {
-  const text = header
-    .subarray(offset, offset + length)
-    .toString('ascii')
-    .replace(/[\0 ]+$/, '')
-    .replace(/^ +/, '')
-  if (!/^[0-7]+$/.test(text)) throw new MalformedArchiveError('malformed', 'an entry header has an invalid number')
-  return Number.parseInt(text, 8)
-}
-
-function readString(header: Buffer, offset: number, length: number): string {
-  const field = header.subarray(offset, offset + length)
-  const end = field.indexOf(0)
-  return field.subarray(0, end === -1 ? length : end).toString('utf8')
-}
-
-/** Reads exact byte counts from a stream of chunks. */
-class ByteReader {
-  private pending: Buffer[] = []
-  private pendingBytes = 0
-
-  constructor(private readonly chunks: AsyncIterator<Buffer>) {}
-
-  private async fill(): Promise<boolean> {
-    const next = await this.chunks.next()
-    if (next.done) return false
-    this.pending.push(next.value)
-    this.pendingBytes += next.value.length
-    return true
-  }
-
-  async take(size: number): Promise<Buffer> {
-    while (this.pendingBytes < size) {
-      if (!(await this.fill()))
-        throw new MalformedArchiveError('truncated', 'the archive ends in the middle of an entry')
-    }
-    const joined = Buffer.concat(this.pending)
-    this.pending = joined.length > size ? [joined.subarray(size)] : []
-    this.pendingBytes = joined.length - size
-    return joined.subarray(0, size)
-  }
-
-  /** The next piece of at most `max` bytes. */
-  async piece(max: number): Promise<Buffer> {
-    if (this.pendingBytes === 0 && !(await this.fill())) {
-      throw new MalformedArchiveError('truncated', 'the archive ends in the middle of a file')
-    }
-    const first = this.pending[0] ?? Buffer.alloc(0)
-    const piece = first.subarray(0, Math.min(max, first.length))
-    if (piece.length === first.length) this.pending.shift()
-    else this.pending[0] = first.subarray(piece.length)
-    this.pendingBytes -= piece.length
-    return piece
-  }
-
-  /** True when nothing but zero bytes is left (tar writers may pad the end to a record size). */
-  async onlyZerosLeft(): Promise<boolean> {
-    for (;;) {
-      for (const chunk of this.pending) if (chunk.some((byte) => byte !== 0)) return false
-      this.pending = []
-      this.pendingBytes = 0
-      if (!(await this.fill())) return true
-    }
-  }
-}
-
 export type TarEntry = TarEntryHeader & { body: AsyncIterable<Buffer> }
 
+type ParseEvent = { kind: 'entry'; entry: ReadEntry } | { kind: 'data'; data: Buffer } | { kind: 'end' }
+
+function entryType(entry: ReadEntry): TarEntryType {
+  if (entry.type === 'File' || entry.type === 'OldFile') return 'file'
+  if (entry.type === 'Directory') return 'directory'
+  throw new MalformedArchiveError('malformed', `unsupported entry type for ${entry.path}`)
+}
+
 /**
- * The entries of a ustar archive, in order. Each entry's body must be read (or is skipped) before the next
- * entry comes; an archive that stops early or carries anything but files and directories throws.
+ * The entries of a tar archive, in order. Each entry's body must be read (or is skipped) before the next
+ * entry comes; an archive that stops before its end blocks, has an invalid header or carries anything but
+ * files and directories throws.
+ *
+ * The parser is fed one chunk of the source at a time, only once what it found in the previous chunk has
+ * been consumed, so at most one chunk is held. Any warning of the parser refuses the archive: it would skip
+ * the bad block and read on. The parser reports an archive cut in the middle of an entry only when ended,
+ * and one cut between entries not at all, so the source ending before its `eof` (the two zero blocks) is a
+ * truncated archive.
  */
 export async function* readTar(source: AsyncIterable<Buffer>): AsyncGenerator<TarEntry> {
-  const reader = new ByteReader(source[Symbol.asyncIterator]())
-  for (;;) {
-    const header = await reader.take(block)
-    if (header.every((byte) => byte === 0)) {
-      const second = await reader.take(block)
-      if (second.some((byte) => byte !== 0) || !(await reader.onlyZerosLeft())) {
-        throw new MalformedArchiveError('malformed', 'data follows the end of the archive')
+  const chunks = source[Symbol.asyncIterator]()
+  const parser = new Parser()
+  const events: ParseEvent[] = []
+  let failure: MalformedArchiveError | undefined
+  let archiveEnded = false
+  const fail = (message: string) => {
+    failure ??= new MalformedArchiveError('malformed', message)
+  }
+  parser.on('warn', (_code: string, message: string) => fail(`it is not valid tar (${message})`))
+  parser.on('error', (err: Error) => fail(`it is not valid tar (${err.message})`))
+  // Entries of a type the parser does not know, and oversized pax headers.
+  parser.on('ignoredEntry', (entry: ReadEntry) => fail(`unsupported entry type for ${entry.path}`))
+  parser.on('eof', () => {
+    archiveEnded = true
+  })
+  parser.on('entry', (entry: ReadEntry) => {
+    events.push({ kind: 'entry', entry })
+    // 'end' first: a 'data' listener starts the flow, which ends an empty entry at once.
+    entry.on('end', () => events.push({ kind: 'end' }))
+    entry.on('data', (data: Buffer) => events.push({ kind: 'data', data }))
+  })
+
+  /** What the parser found next, fed more of the source as needed; undefined after the end of the archive. */
+  async function next(): Promise<ParseEvent | undefined> {
+    for (;;) {
+      if (failure) throw failure
+      const event = events.shift()
+      if (event) return event
+      if (archiveEnded) return undefined
+      const chunk = await chunks.next()
+      if (chunk.done) throw new MalformedArchiveError('truncated', 'the archive ends before its end')
+      parser.write(chunk.value)
+    }
+  }
+
+  try {
+    for (let event = await next(); event; event = await next()) {
+      if (event.kind !== 'entry') continue
+      const { entry } = event
+      let bodyRead = false
+      const body = (async function* () {
+        for (let item = await next(); item?.kind === 'data'; item = await next()) yield item.data
+        bodyRead = true
+      })()
+      yield {
+        path: entry.path.replace(/\/+$/, ''),
+        type: entryType(entry),
+        mode: entry.mode ?? 0,
+        size: entry.size,
+        mtimeSeconds: (entry.mtime?.getTime() ?? 0) / 1000,
+        body,
       }
-      return
+      // Whatever the consumer left unread of the body.
+      while (!bodyRead) bodyRead = (await next())?.kind !== 'data'
     }
-    if (header.toString('ascii', 257, 262) !== 'ustar' || readOctal(header, 148, 8) !== checksum(header)) {
-      throw new MalformedArchiveError('malformed', 'an entry header is not a valid ustar header')
-    }
-    const typeFlag = header.toString('ascii', 156, 157)
-    const type: TarEntryType | undefined =
-      typeFlag === '0' || typeFlag === '\0' ? 'file' : typeFlag === '5' ? 'directory' : undefined
-    const name = readString(header, 0, 100)
-    const prefix = readString(header, 345, 155)
-    const entryPath = (prefix ? `${prefix}/${name}` : name).replace(/\/+$/, '')
-    if (!type) throw new MalformedArchiveError('malformed', `unsupported entry type for ${entryPath}`)
-    const size = type === 'file' ? readOctal(header, 124, 12) : 0
-    let left = size
-    const body = (async function* () {
-      while (left > 0) {
-        const piece = await reader.piece(left)
-        left -= piece.length
-        yield piece
-      }
-    })()
-    yield {
-      path: entryPath,
-      type,
-      mode: readOctal(header, 100, 8),
-      size,
-      mtimeSeconds: readOctal(header, 136, 12),
-      body,
-    }
-    // Whatever the consumer left unread of the body.
-    while (left > 0) left -= (await reader.piece(left)).length
-    await reader.take(tarPadding(size).length)
+    // The rest is read, so the decompression checks the end of its stream, and ignored: tar writers may pad
+    // an archive past its end blocks.
+    while (!(await chunks.next()).done) {}
+  } finally {
+    await chunks.return?.()
   }
 }
