@@ -15,6 +15,7 @@ import {
   findAttachments,
   outboxChannel,
   renewLeases,
+  requeueAllLeases,
   requeueExpiredLeases,
 } from './sql.js'
 
@@ -41,10 +42,16 @@ export type OutboxOptions = {
   maxInFlight?: number
   pollIntervalMs?: number
   /**
-   * How long a claimed email stays this worker's. Renewed while the email is in flight, so it only runs out
-   * when the worker is gone; it is then how long a dead worker's emails wait before another one sends them.
+   * How long a claimed email stays this worker's without a renewal. Renewed every third of it while the email
+   * is in flight, so it only runs out when the worker is gone (or stalled for two thirds of it); it is then
+   * how long a dead worker's emails wait before another one sends them. See docs/decisions/0012.
    */
   leaseSeconds?: number
+  /**
+   * This process is the only one delivering from its database (embedded PostgreSQL behind the DATA_DIR lock),
+   * so every email SENDING when it starts was left by a process that died: it is queued again at once.
+   */
+  soleWorker?: boolean
   retry?: Partial<RetryPolicy>
   /** Where open and click tracking links point and the key that signs them; tracked emails go out untracked without it. */
   tracking?: TrackingLinks
@@ -57,7 +64,7 @@ export type Outbox = {
   stop(): Promise<void>
   /**
    * Stops at once and records nothing more, as a killed process would: emails in flight stay SENDING
-   * until their lease expires and another worker takes them. For crash tests and a forced shutdown.
+   * until their lease expires and another worker takes them (or a sole worker restarts). For crash tests.
    */
   kill(): Promise<void>
   /** Looks for due emails now instead of at the next poll. */
@@ -73,6 +80,10 @@ const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 50,
 }
 const dkimKeyTtlMs = 60_000
+/** The most a requeue statement takes at once, so a huge backlog of dead leases is freed in short transactions. */
+const requeueBatchSize = 1_000
+/** A renewal that failed (a busy pool, a lost connection) is tried again this soon, well inside the lease. */
+const renewalRetryMs = 1_000
 const maxErrorLength = 1_000
 
 /** 30 s · 2^(attempt-1), capped at an hour, ±20 % so a burst that failed together does not retry together. */
@@ -149,7 +160,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const batchSize = options.batchSize ?? 100
   const maxInFlight = Math.max(options.maxInFlight ?? 400, batchSize)
   const pollIntervalMs = options.pollIntervalMs ?? 1_000
-  const leaseSeconds = options.leaseSeconds ?? 600
+  const leaseSeconds = options.leaseSeconds ?? 30
+  const renewalIntervalMs = (leaseSeconds * 1_000) / 3
   const retryPolicy = { ...defaultRetryPolicy, ...options.retry }
   const ownsComposePool = !options.composePool
   const composePool = options.composePool ?? startComposePool()
@@ -245,19 +257,53 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     }
   }
 
+  // Renewal runs on a timer of its own, not in the claim loop: the loop may wait on a full transport or a slow
+  // claim, and a renewal that came late would hand a live worker's emails to another one, which sends them again.
+  // One statement per interval for every email in flight, whatever the send rate.
+  let renewalTimer: NodeJS.Timeout | undefined
+  let renewing = true
+  const renew = async () => {
+    let nextMs = renewalIntervalMs
+    try {
+      await renewLeases(ctx.db, [...inFlightIds], leaseSeconds)
+    } catch (err) {
+      if (!renewing) return
+      ctx.log.warn({ err }, 'renewing the leases of emails in flight failed; retrying')
+      nextMs = Math.min(renewalRetryMs, renewalIntervalMs)
+    }
+    if (renewing) renewalTimer = setTimeout(renew, nextMs).unref()
+  }
+  renewalTimer = setTimeout(renew, renewalIntervalMs)
+  renewalTimer.unref()
+  const stopRenewing = () => {
+    renewing = false
+    clearTimeout(renewalTimer)
+  }
+
+  const requeueDeadLeases = async (all: boolean) => {
+    let requeued = 0
+    if (all) requeued = await requeueAllLeases(ctx.db)
+    else {
+      for (let rows = requeueBatchSize; rows === requeueBatchSize; requeued += rows) {
+        rows = await requeueExpiredLeases(ctx.db, requeueBatchSize)
+      }
+    }
+    if (requeued > 0) ctx.log.info({ requeued }, 'queued again the emails a stopped worker was sending')
+  }
+
   const run = async () => {
     let leasesCheckedAt = 0
-    let leasesRenewedAt = Date.now()
+    let predecessorReaped = !options.soleWorker
     while (state === 'running') {
       try {
         await listener.ensure()
+        if (!predecessorReaped) {
+          await requeueDeadLeases(true)
+          predecessorReaped = true
+        }
         if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
           leasesCheckedAt = Date.now()
-          await requeueExpiredLeases(ctx.db)
-        }
-        if (Date.now() - leasesRenewedAt >= (leaseSeconds * 1_000) / 3) {
-          leasesRenewedAt = Date.now()
-          await renewLeases(ctx.db, [...inFlightIds], leaseSeconds)
+          await requeueDeadLeases(false)
         }
         const room = maxInFlight - inFlight.size
         if (room < batchSize) {
@@ -288,6 +334,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       wakeUp?.()
       await loop
       await Promise.all(inFlight)
+      stopRenewing()
       await recorder.drain()
       await listener.close()
       await options.transport.close()
@@ -296,6 +343,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     async kill() {
       if (state === 'killed') return
       state = 'killed'
+      stopRenewing()
       recorder.discard()
       wakeUp?.()
       await options.transport.close({ force: true })

@@ -127,17 +127,31 @@ export async function releaseHeldEmails(db: Executor, projectId: string): Promis
  * A worker that died mid-send leaves its emails SENDING; once the lease runs out they are queued again.
  * This is a separate statement rather than an OR in the claim so each one walks its own partial index.
  */
-export async function requeueExpiredLeases(db: Executor): Promise<number> {
+export async function requeueExpiredLeases(db: Executor, limit: number): Promise<number> {
   const expired = db
     .select({ id: emails.id })
     .from(emails)
     .where(and(eq(emails.status, 'SENDING'), lte(emails.leaseExpiresAt, sql`now()`)))
-    .limit(1000)
+    .limit(limit)
     .for('update', { skipLocked: true })
   const rows = await db
     .update(emails)
     .set({ status: 'QUEUED', nextAttemptAt: sql`now()`, leaseExpiresAt: null })
     .where(inArray(emails.id, expired))
+    .returning({ id: emails.id })
+  return rows.length
+}
+
+/**
+ * Queues again every email left SENDING, at once. Only for a process that knows it is the database's sole
+ * worker (embedded PostgreSQL behind the DATA_DIR lock): whatever is SENDING when it starts belonged to a
+ * predecessor that died, and waiting out those leases would only delay the mail.
+ */
+export async function requeueAllLeases(db: Executor): Promise<number> {
+  const rows = await db
+    .update(emails)
+    .set({ status: 'QUEUED', nextAttemptAt: sql`now()`, leaseExpiresAt: null })
+    .where(eq(emails.status, 'SENDING'))
     .returning({ id: emails.id })
   return rows.length
 }

@@ -17,6 +17,8 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
   }
   return startOutbox(ctx, {
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
+    // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
+    soleWorker: ctx.config.databaseUrl === undefined,
     ...options,
     transport: options.transport ?? createTransportFromConfig(ctx.config, ctx.db),
     resolveDkimKey:
