@@ -18,6 +18,20 @@ export type JobDefinition<Schema extends z.ZodType = z.ZodType> = {
   handle(ctx: AppContext, jobs: z.infer<Schema>[]): Promise<void>
 }
 
+/**
+ * A job whose worker stops beating for this long is failed and retried by pg-boss's monitor (every
+ * `superviseIntervalSeconds`, see boss.ts): a job held by a dead process is retried about 30 s after the death
+ * at worst. A live job beats every `jobHeartbeatRefreshSeconds`, so only a process stalled for 15 s loses its job.
+ * Expiry (`expireInSeconds`) is then only a bound on how long a live job may run, not how dead ones are found.
+ */
+export const jobHeartbeatSeconds = 20
+export const jobHeartbeatRefreshSeconds = 5
+
+/** The queue's options as created: every queue has a heartbeat unless its definition says otherwise. */
+export function queueOptions(job: JobDefinition): Omit<Queue, 'name'> {
+  return { heartbeatSeconds: jobHeartbeatSeconds, ...job.queue }
+}
+
 export function defineJob<Schema extends z.ZodType>(definition: JobDefinition<Schema>): JobDefinition<Schema> {
   return definition
 }

@@ -1,12 +1,25 @@
 import type { AppContext } from '../context.js'
-import type { JobDefinition } from './define.js'
+import { type JobDefinition, jobHeartbeatRefreshSeconds, queueOptions } from './define.js'
 import { type LoopDefinition, startLoop } from './loop.js'
 
-/** Creates every queue once; API processes need them too, to enqueue. */
+/**
+ * Creates every queue once; API processes need them too, to enqueue. A queue made by an older version gets
+ * the current crash-recovery settings (heartbeat, expiry), which pg-boss copies onto each job it creates.
+ */
 export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
-  const existing = new Set((await ctx.boss.getQueues()).map((queue) => queue.name))
+  const existing = new Map((await ctx.boss.getQueues()).map((queue) => [queue.name, queue]))
   for (const job of jobs) {
-    if (!existing.has(job.name)) await ctx.boss.createQueue(job.name, job.queue)
+    const options = queueOptions(job)
+    const queue = existing.get(job.name)
+    if (!queue) {
+      await ctx.boss.createQueue(job.name, options)
+    } else if (
+      queue.heartbeatSeconds !== options.heartbeatSeconds ||
+      (options.expireInSeconds !== undefined && queue.expireInSeconds !== options.expireInSeconds)
+    ) {
+      const { heartbeatSeconds, expireInSeconds } = options
+      await ctx.boss.updateQueue(job.name, { heartbeatSeconds, ...(expireInSeconds ? { expireInSeconds } : {}) })
+    }
   }
 }
 
@@ -16,7 +29,11 @@ export async function startWorkers(
   loops: readonly LoopDefinition[] = [],
 ): Promise<void> {
   for (const job of jobs) {
-    const options = { batchSize: job.batchSize ?? 1, pollingIntervalSeconds: job.pollingIntervalSeconds ?? 2 }
+    const options = {
+      batchSize: job.batchSize ?? 1,
+      pollingIntervalSeconds: job.pollingIntervalSeconds ?? 2,
+      heartbeatRefreshSeconds: jobHeartbeatRefreshSeconds,
+    }
     await ctx.boss.work(job.name, options, async (batch) => {
       const data = batch.map((item) => job.data.parse(item.data))
       await job.handle(ctx, data)

@@ -5,6 +5,8 @@ import { runContactImport } from './import.js'
 import { markContactJobFailed } from './job-failures.js'
 import { endSnoozes } from './snooze.js'
 
+const longJobExpireSeconds = 6 * 3_600
+
 /**
  * Where an import or bulk job lands once pg-boss has given up retrying it, so its progress row says
  * `failed` instead of staying `running` forever. Listed before the queues that name it.
@@ -21,7 +23,9 @@ export const contactJobFailedJob = defineJob({
 export const importContactsJob = defineJob({
   name: 'contacts-import',
   data: z.object({ importId: z.uuid() }),
-  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name },
+  // A dead worker's import is found by its heartbeat (define.ts) in seconds; the expiry only bounds a live one,
+  // so it is long enough for the biggest imports.
+  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name, expireInSeconds: longJobExpireSeconds },
   // Someone is usually watching the progress of an import or a bulk job.
   pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
@@ -32,7 +36,7 @@ export const importContactsJob = defineJob({
 export const bulkContactsJob = defineJob({
   name: 'contacts-bulk',
   data: z.object({ bulkJobId: z.uuid() }),
-  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name },
+  queue: { retryLimit: 2, deadLetter: contactJobFailedJob.name, expireInSeconds: longJobExpireSeconds },
   batchSize: 10,
   pollingIntervalSeconds: 0.5,
   async handle(ctx, jobs) {
