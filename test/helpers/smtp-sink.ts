@@ -1,5 +1,6 @@
 import { EventEmitter, once } from 'node:events'
 import type { AddressInfo } from 'node:net'
+import { setTimeout as delay } from 'node:timers/promises'
 import { type ParsedMail, simpleParser } from 'mailparser'
 import {
   SMTPServer,
@@ -30,6 +31,11 @@ export type SmtpSinkOptions = {
   holdReplies?: boolean
   /** Listen on this port instead of a free one, e.g. one a transport was already pointed at. */
   port?: number
+  /**
+   * Waits this long after a message's data before accepting it, as a slow receiving server would, so a client
+   * always has messages in flight. A message whose client hangs up meanwhile was never accepted.
+   */
+  replyDelayMs?: number
 }
 
 export type ReceivedMessage = {
@@ -39,6 +45,8 @@ export type ReceivedMessage = {
   raw: Buffer
   parsed: ParsedMail
   auth?: { username: string; password: string }
+  /** When the sink accepted it (Date.now()). */
+  receivedAt: number
 }
 
 export type SmtpSink = {
@@ -99,14 +107,18 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             await holding
             if (closedSessions.has(session.id)) return callback(new Error('client went away before the reply'))
           }
-          record(message)
+          if (options.replyDelayMs) {
+            await delay(options.replyDelayMs)
+            if (closedSessions.has(session.id)) return callback(new Error('client went away before the reply'))
+          }
+          record({ ...message, receivedAt: Date.now() })
           callback()
         })
         .catch((err: unknown) => callback(err instanceof Error ? err : new Error(String(err))))
     },
     onClose(session) {
       credentials.delete(session.id)
-      if (holding) closedSessions.add(session.id)
+      if (holding || options.replyDelayMs) closedSessions.add(session.id)
     },
   })
 
@@ -158,7 +170,7 @@ async function receiveMessage(
   stream: SMTPServerDataStream,
   session: SMTPServerSession,
   auth: ReceivedMessage['auth'],
-): Promise<ReceivedMessage> {
+): Promise<Omit<ReceivedMessage, 'receivedAt'>> {
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(chunk)
   const raw = Buffer.concat(chunks)
