@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { claimDueEmails, renewLeases, requeueExpiredLeases } from '../../src/modules/delivery/sql.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -56,6 +57,28 @@ describe('a worker killed mid-batch', () => {
     expect(new Set(messageIds).size).toBe(12)
     const rows = await findEmails(second, ids)
     expect(new Set(messageIds)).toEqual(new Set(rows.map((row) => `<${row.messageId}>`)))
+  })
+
+  it('renews only its own claim: a lease that ran out and was claimed again is not renewed by the old claimant', async () => {
+    const server = await startTestServer({ worker: false })
+    servers.add(server)
+    const account = await createAccount(server)
+    const [id = ''] = await enqueue(server, account.project.id, [testEmail()])
+    const [first] = await claimDueEmails(server.ctx.db, 1, 30)
+    expect(first?.attempts).toBe(1)
+    // The first claimant stalls past its lease; the email goes to another claim.
+    await server.ctx.db.execute(sql`UPDATE emails SET lease_expires_at = now() - interval '1 second'`)
+    expect(await requeueExpiredLeases(server.ctx.db, 1_000)).toBe(1)
+    const [second] = await claimDueEmails(server.ctx.db, 1, 30)
+    expect(second?.attempts).toBe(2)
+    const [claimed] = await findEmails(server, [id])
+
+    expect(await renewLeases(server.ctx.db, [{ id, attempts: 1 }], 600)).toEqual([])
+    const [untouched] = await findEmails(server, [id])
+    expect(untouched?.leaseExpiresAt).toEqual(claimed?.leaseExpiresAt)
+    expect(await renewLeases(server.ctx.db, [{ id, attempts: 2 }], 600)).toEqual([id])
+    const [renewed] = await findEmails(server, [id])
+    expect(renewed?.leaseExpiresAt?.getTime()).toBeGreaterThan((claimed?.leaseExpiresAt?.getTime() ?? 0) + 500_000)
   })
 
   it('keeps renewing the lease of an email whose send is slow, so no other worker takes it', async () => {

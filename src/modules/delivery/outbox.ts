@@ -168,7 +168,13 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails)
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
-  const inFlightIds = new Set<string>()
+  /**
+   * Claimed emails not finished yet, with the attempt number of this worker's claim. After a stall the same
+   * email may be claimed again while the old claim is still in flight: the attempt number tells them apart.
+   */
+  const leases = new Map<string, number>()
+  /** Claims (email id, attempt) whose lease ran out while this worker stalled: not handed to the transport any more. */
+  const lostLeases = new Map<string, number>()
 
   let state: 'running' | 'stopping' | 'killed' = 'running'
   let wakeRequested = false
@@ -211,6 +217,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     try {
       const key = await signingKey(email.projectId, senderDomain(email.fromEmail))
       const raw = await composePool.compose(toComposeJob(email, attachments, key, options.tracking))
+      // Another claim may be sending it now; sending it here too would only deliver it twice.
+      if (lostLeases.get(email.id) === email.attempts) return
       const { providerMessageId } = await options.transport.send({
         projectId: email.projectId,
         emailId: email.id,
@@ -247,10 +255,11 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
     }
     for (const email of claimed) {
-      inFlightIds.add(email.id)
+      leases.set(email.id, email.attempts)
       const delivery = deliver(email, attachments.get(email.id) ?? []).finally(() => {
         inFlight.delete(delivery)
-        inFlightIds.delete(email.id)
+        if (leases.get(email.id) === email.attempts) leases.delete(email.id)
+        if (lostLeases.get(email.id) === email.attempts) lostLeases.delete(email.id)
         if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) wakeUp?.()
       })
       inFlight.add(delivery)
@@ -265,7 +274,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const renew = async () => {
     let nextMs = renewalIntervalMs
     try {
-      await renewLeases(ctx.db, [...inFlightIds], leaseSeconds)
+      const held = [...leases].map(([id, attempts]) => ({ id, attempts }))
+      const renewed = new Set(await renewLeases(ctx.db, held, leaseSeconds))
+      // An email finished meanwhile is not renewed either, but it is no longer in `leases`.
+      const lost = held.filter((lease) => !renewed.has(lease.id) && leases.get(lease.id) === lease.attempts)
+      for (const lease of lost) lostLeases.set(lease.id, lease.attempts)
+      if (lost.length > 0) {
+        ctx.log.warn(
+          { emails: lost.length },
+          'leases of emails in flight ran out (this worker stalled); not sending them',
+        )
+      }
     } catch (err) {
       if (!renewing) return
       ctx.log.warn({ err }, 'renewing the leases of emails in flight failed; retrying')

@@ -156,13 +156,22 @@ export async function requeueAllLeases(db: Executor): Promise<number> {
   return rows.length
 }
 
-/** Keeps the leases of emails this worker is still sending, so only a dead worker's leases run out. */
-export async function renewLeases(db: Executor, ids: string[], leaseSeconds: number): Promise<void> {
-  if (ids.length === 0) return
-  await db
-    .update(emails)
-    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where(and(inArray(emails.id, ids), eq(emails.status, 'SENDING')))
+/** An email this worker claimed, and which claim: `attempts` grows by one with every claim of the email. */
+export type Lease = { id: string; attempts: number }
+
+/**
+ * Keeps the leases of emails this worker is still sending, so only a dead worker's leases run out. Returns the
+ * ids renewed: a lease missing from them ran out (this worker stalled) and the email may be another's now.
+ */
+export async function renewLeases(db: Executor, leases: Lease[], leaseSeconds: number): Promise<string[]> {
+  if (leases.length === 0) return []
+  const result = await db.execute<{ id: string }>(sql`
+    UPDATE emails AS e
+    SET lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
+    FROM jsonb_to_recordset(${JSON.stringify(leases)}::jsonb) AS v(id uuid, attempts int)
+    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
+    RETURNING e.id`)
+  return result.rows.map((row) => row.id)
 }
 
 export async function findAttachments(db: Executor, emailIds: string[]): Promise<EmailAttachmentRow[]> {
