@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { jobs } from '../../src/jobs/registry.js'
+import { createQueues } from '../../src/jobs/worker.js'
+import { importContactsJob } from '../../src/modules/contacts/jobs.js'
 import { cliSandbox } from '../helpers/cli-process.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
@@ -78,4 +81,19 @@ describe('an import whose worker is killed', () => {
     expect(recoveredMs).toBeLessThan(60_000)
     console.info(`import: killed at row ${atKill.processedRows}, completed ${recoveredMs} ms after the kill`)
   }, 150_000)
+
+  it('gets the heartbeat on a queue an older version created without one, when a process starts', async () => {
+    const server = await startTestServer({ worker: false })
+    try {
+      // As pg-boss's defaults made it before: no heartbeat, the 15-minute expiry.
+      await server.ctx.boss.updateQueue(importContactsJob.name, { heartbeatSeconds: null, expireInSeconds: 900 })
+      await createQueues(server.ctx, jobs)
+      expect(await server.ctx.boss.getQueue(importContactsJob.name)).toMatchObject({
+        heartbeatSeconds: 20,
+        expireInSeconds: 6 * 3_600,
+      })
+    } finally {
+      await server.close()
+    }
+  })
 })

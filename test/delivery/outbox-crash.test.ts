@@ -35,7 +35,7 @@ describe('a worker killed mid-batch', () => {
     await first.outbox?.kill()
     const statuses = (await findEmails(first, ids)).map((row) => row.status).sort()
     expect(statuses).toEqual([...Array(2).fill('QUEUED'), ...Array(10).fill('SENDING')])
-    // The lease would run out on its own after ten minutes; expire it instead of waiting.
+    // The lease would run out on its own after 30 s; expire it instead of waiting.
     await first.ctx.db.execute(sql`UPDATE emails SET lease_expires_at = now() - interval '1 second'`)
     servers.delete(first)
     await first.close()
