@@ -1,6 +1,13 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { claimDueEmails, renewLeases, requeueExpiredLeases } from '../../src/modules/delivery/sql.js'
+import {
+  claimDueEmails,
+  markEmailsFailed,
+  markEmailsForRetry,
+  markEmailsSent,
+  renewLeases,
+  requeueExpiredLeases,
+} from '../../src/modules/delivery/sql.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -59,7 +66,7 @@ describe('a worker killed mid-batch', () => {
     expect(new Set(messageIds)).toEqual(new Set(rows.map((row) => `<${row.messageId}>`)))
   })
 
-  it('renews only its own claim: a lease that ran out and was claimed again is not renewed by the old claimant', async () => {
+  it('a claim that lost its lease can neither renew it nor record an outcome over the claim that took the email', async () => {
     const server = await startTestServer({ worker: false })
     servers.add(server)
     const account = await createAccount(server)
@@ -79,6 +86,15 @@ describe('a worker killed mid-batch', () => {
     expect(await renewLeases(server.ctx.db, [{ id, attempts: 2 }], 600)).toEqual([id])
     const [renewed] = await findEmails(server, [id])
     expect(renewed?.leaseExpiresAt?.getTime()).toBeGreaterThan((claimed?.leaseExpiresAt?.getTime() ?? 0) + 500_000)
+
+    // The old claim's late outcomes change nothing either; the current claim's do.
+    const sentAt = new Date().toISOString()
+    expect(await markEmailsFailed(server.ctx.db, [{ id, attempts: 1, error: 'late' }])).toEqual([])
+    await markEmailsForRetry(server.ctx.db, [{ id, attempts: 1, error: 'late', delaySeconds: 60 }])
+    expect(await markEmailsSent(server.ctx.db, [{ id, attempts: 1, providerMessageId: 'old', sentAt }])).toEqual([])
+    expect((await findEmails(server, [id]))[0]).toMatchObject({ status: 'SENDING', attempts: 2, lastError: null })
+    const sent = await markEmailsSent(server.ctx.db, [{ id, attempts: 2, providerMessageId: 'current', sentAt }])
+    expect(sent.map((row) => row.providerMessageId)).toEqual(['current'])
   })
 
   it('keeps renewing the lease of an email whose send is slow, so no other worker takes it', async () => {

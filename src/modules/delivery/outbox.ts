@@ -228,20 +228,24 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         raw,
       })
       if (state !== 'killed') {
-        recorder.sent({ id: email.id, providerMessageId, sentAt: new Date().toISOString() }, email.createdAt)
+        recorder.sent(
+          { id: email.id, attempts: email.attempts, providerMessageId, sentAt: new Date().toISOString() },
+          email.createdAt,
+        )
       }
     } catch (err) {
       if (state === 'killed') return
       const { permanent, bounce, error } = describeFailure(err)
-      if (bounce) return recorder.bounced({ id: email.id, error })
+      const claim = { id: email.id, attempts: email.attempts }
+      if (bounce) return recorder.bounced({ ...claim, error })
       const expired = email.createdAt.getTime() + retryPolicy.maxAgeSeconds * 1_000 <= Date.now()
       if (permanent || expired || email.attempts >= retryPolicy.maxAttempts) {
         recorder.failed({
-          id: email.id,
+          ...claim,
           error: permanent ? error : `gave up after ${email.attempts} attempts: ${error}`,
         })
       } else {
-        recorder.retry({ id: email.id, error, delaySeconds: retryDelaySeconds(email.attempts, retryPolicy) })
+        recorder.retry({ ...claim, error, delaySeconds: retryDelaySeconds(email.attempts, retryPolicy) })
       }
     }
   }

@@ -183,10 +183,11 @@ export async function findAttachments(db: Executor, emailIds: string[]): Promise
     .orderBy(emailAttachments.emailId, emailAttachments.position)
 }
 
-export type SentUpdate = { id: string; providerMessageId: string; sentAt: string }
+/** Each outcome names its claim (`attempts`, as for `renewLeases`): a claim that lost its lease changes nothing. */
+export type SentUpdate = { id: string; attempts: number; providerMessageId: string; sentAt: string }
 export type SentRow = EmailEventSource & { sentAt: Date }
 
-/** Only rows still leased are changed, so a late answer never overwrites what another worker decided. */
+/** Only rows still leased to the same claim are changed, so a late answer never overwrites another claim's. */
 export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {
   if (updates.length === 0) return []
   const result = await db.execute<Record<string, unknown>>(sql`
@@ -194,8 +195,8 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
     SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
         lease_expires_at = NULL, last_error = NULL, updated_at = now()
     FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
-      AS v(id uuid, "providerMessageId" text, "sentAt" timestamptz)
-    WHERE e.id = v.id AND e.status = 'SENDING'
+      AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz)
+    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
       e.template_id, e.campaign_id, e.source_type, e.sent_at`)
   return result.rows.map((row) => ({
@@ -214,7 +215,7 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
   }))
 }
 
-export type RetryUpdate = { id: string; error: string; delaySeconds: number }
+export type RetryUpdate = { id: string; attempts: number; error: string; delaySeconds: number }
 
 export async function markEmailsForRetry(db: Executor, updates: RetryUpdate[]): Promise<void> {
   if (updates.length === 0) return
@@ -222,11 +223,12 @@ export async function markEmailsForRetry(db: Executor, updates: RetryUpdate[]): 
     UPDATE emails AS e
     SET status = 'QUEUED', next_attempt_at = now() + make_interval(secs => v."delaySeconds"),
         lease_expires_at = NULL, last_error = v.error, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, error text, "delaySeconds" float8)
-    WHERE e.id = v.id AND e.status = 'SENDING'`)
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+      AS v(id uuid, attempts int, error text, "delaySeconds" float8)
+    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'`)
 }
 
-export type FailedUpdate = { id: string; error: string }
+export type FailedUpdate = { id: string; attempts: number; error: string }
 
 /** Returns the ids it changed: only rows still leased, as for `markEmailsSent`. */
 export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): Promise<string[]> {
@@ -234,8 +236,8 @@ export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): P
   const result = await db.execute<{ id: string }>(sql`
     UPDATE emails AS e
     SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = v.error, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, error text)
-    WHERE e.id = v.id AND e.status = 'SENDING'
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, attempts int, error text)
+    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id`)
   return result.rows.map((row) => row.id)
 }
