@@ -44,7 +44,7 @@ export type OutboxOptions = {
   /**
    * How long a claimed email stays this worker's without a renewal. Renewed every third of it while the email
    * is in flight, so it only runs out when the worker is gone (or stalled for two thirds of it); it is then
-   * how long a dead worker's emails wait before another one sends them. See docs/decisions/0012.
+   * how long a dead worker's emails wait before another one sends them. See docs/decisions/0013.
    */
   leaseSeconds?: number
   /**
