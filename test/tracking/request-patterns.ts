@@ -1,4 +1,4 @@
-import type { MachineReason } from '../../src/modules/tracking/machine.js'
+import type { MachineReason } from '../../src/modules/feedback/machine-hits.js'
 
 /**
  * Tracking requests as they reach the pixel and the click redirect, recorded from the clients and services that

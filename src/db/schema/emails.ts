@@ -75,7 +75,7 @@ export const emails = pgTable(
     failedAt: moment(),
     // Delivery feedback: first-seen moments and engagement counters (opens and clicks keep counting).
     // `opened_at`, `clicked_at`, `opens` and `clicks` count people only; machine hits (privacy proxies, link
-    // scanners: src/modules/tracking/machine.ts) have counters of their own.
+    // scanners: src/modules/feedback/machine-hits.ts) have counters of their own.
     deliveredAt: moment(),
     openedAt: moment(),
     clickedAt: moment(),

@@ -1,6 +1,6 @@
 import type { Transaction } from '../../db/client.js'
 import type { SesFeedback } from '../../mail/ses-notifications.js'
-import { classifyHitRequest } from '../tracking/machine.js'
+import { classifyHitRequest } from './machine-hits.js'
 import { failRejectedEmail } from './reject.js'
 import { applyEmailFeedback, type EmailFeedback } from './service.js'
 

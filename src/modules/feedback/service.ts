@@ -5,8 +5,8 @@ import { type EmailStatus, nextEmailStatus, statusOfFeedback } from '../../mail/
 import { setContactSubscription } from '../contacts/service.js'
 import { publishEvents } from '../events/bus.js'
 import { suppressAddress } from '../suppressions/service.js'
-import { type HitClient, machineReasonOf } from '../tracking/machine.js'
 import { emailEvent } from './email-events.js'
+import { type HitClient, machineReasonOf } from './machine-hits.js'
 
 /** What a provider report, a tracking hit or our own transport learned about one sent email. */
 export type EmailFeedback =

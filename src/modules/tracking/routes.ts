@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
+import type { HitRequest } from '../feedback/machine-hits.js'
 import { invalidLinkPage } from '../subscriptions/pages.js'
-import type { HitRequest } from './machine.js'
 import { followClick, recordOpen } from './service.js'
 
 // The smallest transparent GIF (1×1, 43 bytes).
