@@ -5,12 +5,9 @@ import { type Config, ConfigError, loadConfig, loadDataDirConfig, type Role } fr
 import { type AppContext, createAppContext } from './context.js'
 import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
-import { jobs, loops } from './jobs/registry.js'
-import { createQueues, startWorkers } from './jobs/worker.js'
 import { createLogger } from './logger.js'
-import { startDeliveryWorker } from './modules/delivery/worker.js'
-import { startInboundReceiver } from './modules/inbound/receiver.js'
 import { type MetricsServer, startMetricsServer } from './modules/metrics/server.js'
+import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
 
 const usage = `Usage: mailroom <command>
 
@@ -28,21 +25,18 @@ async function run(command: string, config: Config): Promise<void> {
   const started = Date.now()
   const ctx: AppContext = await createAppContext(config, log, role)
   if (command === 'migrate') {
-    await createQueues(ctx, jobs)
+    await createJobQueues(ctx)
     await ctx.close()
     log.info('migrations applied')
     return
   }
 
   let app: Awaited<ReturnType<typeof buildServer>> | undefined
-  let outbox: ReturnType<typeof startDeliveryWorker> | undefined
+  let worker: RunningWorker | undefined
   let metricsServer: MetricsServer | undefined
   try {
-    await createQueues(ctx, jobs)
-    if (role !== 'api') await startWorkers(ctx, jobs, loops)
-    outbox = role !== 'api' ? startDeliveryWorker(ctx) : undefined
-    // Closed by ctx.close(), before the database: mail is answered 250 only once stored.
-    if (role !== 'api') await startInboundReceiver(ctx)
+    await createJobQueues(ctx)
+    if (role !== 'api') worker = await startWorker(ctx)
     app = role !== 'worker' ? await buildServer(ctx) : undefined
     if (app) await app.listen({ port: config.port, host: config.host })
     if (config.metrics.port !== undefined) {
@@ -54,7 +48,7 @@ async function run(command: string, config: Config): Promise<void> {
     // PostgreSQL running behind the exiting process.
     await app?.close().catch(() => {})
     await metricsServer?.close().catch(() => {})
-    await outbox?.stop().catch(() => {})
+    await worker?.stop().catch(() => {})
     await ctx.close().catch(() => {})
     throw err
   }
@@ -71,7 +65,7 @@ async function run(command: string, config: Config): Promise<void> {
     await app?.close()
     await metricsServer?.close()
     // Emails being sent finish and are recorded before the database goes away.
-    await outbox?.stop()
+    await worker?.stop()
     await ctx.close()
     process.exit(0)
   }

@@ -1,17 +1,27 @@
-import { countDispatchedEvents } from '../modules/analytics/rollup.js'
-import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from '../modules/contacts/jobs.js'
-import { verifyPendingDomainsJob } from '../modules/domains/jobs.js'
-import { subscribeToEvents } from '../modules/events/bus.js'
-import { dispatchEventsLoop } from '../modules/events/dispatcher.js'
-import { expireFeedbackReceiptsJob } from '../modules/feedback/jobs.js'
-import { settlePendingReportsJob } from '../modules/feedback/pending-jobs.js'
-import { expireIdempotencyKeysJob } from '../modules/idempotency/jobs.js'
-import { reputationSubscriber } from '../modules/reputation/subscriber.js'
-import type { JobDefinition } from './define.js'
-import type { LoopDefinition } from './loop.js'
+import type { AppContext } from './context.js'
+import type { JobDefinition } from './jobs/define.js'
+import type { LoopDefinition } from './jobs/loop.js'
+import { createQueues, startWorkers } from './jobs/worker.js'
+import type { InboundServer } from './mail/inbound-server.js'
+import { countDispatchedEvents } from './modules/analytics/rollup.js'
+import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from './modules/contacts/jobs.js'
+import type { Outbox } from './modules/delivery/outbox.js'
+import { type DeliveryWorkerOptions, startDeliveryWorker } from './modules/delivery/worker.js'
+import { verifyPendingDomainsJob } from './modules/domains/jobs.js'
+import { subscribeToEvents } from './modules/events/bus.js'
+import { dispatchEventsLoop } from './modules/events/dispatcher.js'
+import { expireFeedbackReceiptsJob } from './modules/feedback/jobs.js'
+import { settlePendingReportsJob } from './modules/feedback/pending-jobs.js'
+import { expireIdempotencyKeysJob } from './modules/idempotency/jobs.js'
+import { startInboundReceiver } from './modules/inbound/receiver.js'
+import { reputationSubscriber } from './modules/reputation/subscriber.js'
 
-/** Every background job, listed once. The worker creates their queues, workers and schedules from here. */
-export const jobs: readonly JobDefinition[] = [
+/*
+ * Everything a worker process runs, listed once and started by `startWorker`, as app.ts lists every route.
+ */
+
+/** Every background job: its queue exists in every process (the API enqueues), its handler runs in workers. */
+const jobs: readonly JobDefinition[] = [
   expireIdempotencyKeysJob,
   verifyPendingDomainsJob,
   contactJobFailedJob,
@@ -22,12 +32,38 @@ export const jobs: readonly JobDefinition[] = [
   settlePendingReportsJob,
 ]
 
-/** Background loops of worker processes (work that must start sooner than a job queue polls). */
-export const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
+/** Background loops (work that must start sooner than a job queue polls). */
+const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
 
-/**
- * In-app subscribers of committed events; they run in worker processes, inside the dispatch transaction.
- * Subscribed when this module loads (a Set, so loading it twice subscribes once).
- */
+/** In-app subscribers of committed events; they run inside the event bus's dispatch transaction. */
 const eventSubscribers = [reputationSubscriber, countDispatchedEvents] as const
-for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)
+
+/** Creates or updates every job queue; every process does it, so an API process can enqueue. */
+export function createJobQueues(ctx: AppContext): Promise<void> {
+  return createQueues(ctx, jobs)
+}
+
+export type RunningWorker = {
+  outbox: Outbox
+  /** The built-in SMTP receiver, when INBOUND_SMTP_PORT is set; closed by `ctx.close()`, before the database. */
+  inbound: InboundServer | undefined
+  /** Lets the emails in flight finish and be recorded; jobs and loops stop with `ctx.close()`. */
+  stop(): Promise<void>
+}
+
+export type WorkerOptions = { delivery?: DeliveryWorkerOptions }
+
+/** Starts the event subscribers, the job workers and schedules, the loops, the outbox and the inbound receiver. */
+export async function startWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<RunningWorker> {
+  // A Set: subscribing again (a second context in one process) changes nothing.
+  for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)
+  await startWorkers(ctx, jobs, loops)
+  const outbox = startDeliveryWorker(ctx, options.delivery)
+  try {
+    const inbound = await startInboundReceiver(ctx)
+    return { outbox, inbound, stop: () => outbox.stop() }
+  } catch (err) {
+    await outbox.stop()
+    throw err
+  }
+}

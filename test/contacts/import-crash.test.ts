@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { jobs } from '../../src/jobs/registry.js'
-import { createQueues } from '../../src/jobs/worker.js'
 import { importContactsJob } from '../../src/modules/contacts/jobs.js'
+import { createJobQueues } from '../../src/worker.js'
 import { cliSandbox } from '../helpers/cli-process.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
@@ -87,7 +86,7 @@ describe('an import whose worker is killed', () => {
     try {
       // As pg-boss's defaults made it before: no heartbeat, the 15-minute expiry.
       await server.ctx.boss.updateQueue(importContactsJob.name, { heartbeatSeconds: null, expireInSeconds: 900 })
-      await createQueues(server.ctx, jobs)
+      await createJobQueues(server.ctx)
       expect(await server.ctx.boss.getQueue(importContactsJob.name)).toMatchObject({
         heartbeatSeconds: 20,
         expireInSeconds: 6 * 3_600,

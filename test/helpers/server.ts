@@ -5,14 +5,12 @@ import { buildServer } from '../../src/app.js'
 import type { Config } from '../../src/config.js'
 import { type AppContext, createAppContext } from '../../src/context.js'
 import type { App } from '../../src/http/app-type.js'
-import { jobs, loops } from '../../src/jobs/registry.js'
-import { createQueues, startWorkers } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
 import type { InboundServer } from '../../src/mail/inbound-server.js'
 import type { SnsTrust } from '../../src/mail/sns.js'
 import type { Outbox } from '../../src/modules/delivery/outbox.js'
-import { type DeliveryWorkerOptions, startDeliveryWorker } from '../../src/modules/delivery/worker.js'
-import { startInboundReceiver } from '../../src/modules/inbound/receiver.js'
+import type { DeliveryWorkerOptions } from '../../src/modules/delivery/worker.js'
+import { createJobQueues, startWorker } from '../../src/worker.js'
 import { createTestDatabase } from './database.js'
 
 export type TestServer = {
@@ -81,13 +79,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const config = testConfig({ dataDir, ...options.config, databaseUrl })
   const worker = options.worker ?? true
   const ctx = await createAppContext(config, createLogger(config), worker ? 'all' : 'api')
-  await createQueues(ctx, jobs)
-  if (worker) await startWorkers(ctx, jobs, loops)
-  const outbox = worker ? startDeliveryWorker(ctx, options.delivery) : undefined
+  await createJobQueues(ctx)
+  const running = worker ? await startWorker(ctx, { delivery: options.delivery }) : undefined
   const app = await buildServer(ctx, options.snsTrust ? { snsTrust: options.snsTrust } : {})
-  let inbound: InboundServer | undefined
+  const outbox = running?.outbox
   try {
-    if (worker) inbound = await startInboundReceiver(ctx)
     options.routes?.(app, ctx)
     await app.listen({ port: 0, host: '127.0.0.1' })
   } catch (err) {
@@ -104,7 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     config,
     outbox,
-    inbound,
+    inbound: running?.inbound,
     async close() {
       await app.close()
       await outbox?.stop()
