@@ -77,10 +77,6 @@ export const reservedHeaders: ReadonlySet<string> = new Set([
 
 const htmlToText = compile({ wordwrap: 130, selectors: [{ selector: 'img', format: 'skip' }] })
 
-export function senderDomain(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase()
-}
-
 function customHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) {

@@ -1,7 +1,8 @@
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
-import { type ComposeJob, senderDomain } from '../../mail/compose.js'
+import { domainOf } from '../../mail/address.js'
+import type { ComposeJob } from '../../mail/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
@@ -111,7 +112,7 @@ function toComposeJob(
   key: DkimSigningKey | undefined,
   tracking: TrackingLinks | undefined,
 ): ComposeJob {
-  const domain = senderDomain(email.fromEmail)
+  const domain = domainOf(email.fromEmail)
   return {
     message: {
       messageId: email.messageId,
@@ -215,7 +216,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
 
   const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[]) => {
     try {
-      const key = await signingKey(email.projectId, senderDomain(email.fromEmail))
+      const key = await signingKey(email.projectId, domainOf(email.fromEmail))
       const raw = await composePool.compose(toComposeJob(email, attachments, key, options.tracking))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (lostLeases.get(email.id) === email.attempts) return

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
-import { senderDomain } from '../../mail/compose.js'
+import { domainOf } from '../../mail/address.js'
 import { insertEmails, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
@@ -71,7 +71,7 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
       subject: email.subject,
       html: email.html,
       headers: email.headers ?? {},
-      messageId: `${id}@${senderDomain(email.from.email)}`,
+      messageId: `${id}@${domainOf(email.from.email)}`,
     }
   })
   const attachments = input.flatMap((email, index) =>

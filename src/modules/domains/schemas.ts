@@ -1,13 +1,9 @@
-import { domainToASCII } from 'node:url'
 import { z } from 'zod'
+import { normalizeDomain } from '../../mail/address.js'
 
 const hostname = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
 
 /** Lower case, punycode for IDNs, no trailing dot: the form stored and compared everywhere. */
-export function normalizeDomain(value: string): string {
-  return domainToASCII(value.trim().replace(/\.$/, '').toLowerCase())
-}
-
 export const domainName = z
   .string()
   .max(253)

@@ -5,10 +5,11 @@ import { allOk, batcherPer } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
 import { domains, templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
+import { domainOf } from '../../mail/address.js'
 import { decryptPrivateKey, encryptPrivateKey, generateDkimKeyPair } from '../../mail/dkim-keys.js'
 import type { DnsResolver } from '../../mail/dns.js'
 import { buildDnsRecords, requiredPurposes } from './dns-records.js'
-import { type DomainCreate, type DomainView, normalizeDomain } from './schemas.js'
+import type { DomainCreate, DomainView } from './schemas.js'
 import { checkDomainRecords, type DomainCheck } from './verification.js'
 
 type DomainRow = typeof domains.$inferSelect
@@ -166,11 +167,6 @@ export async function deleteDomain(db: Executor, projectId: string, domainId: st
 }
 
 export type SenderDomain = { id: string; domain: string; verified: boolean }
-
-/** The normalized (lower-case, ASCII) domain of an address, or of a bare domain. */
-export function domainOf(address: string): string {
-  return normalizeDomain(address.slice(address.lastIndexOf('@') + 1))
-}
 
 /**
  * The rule for every `from` (templates, campaigns, send): its domain must be registered to the project and

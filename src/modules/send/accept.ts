@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js'
 import type { Transaction } from '../../db/client.js'
+import { normalizeEmail } from '../../mail/address.js'
 import { type ContactUpsertResult, upsertContact, upsertContacts } from '../contacts/service.js'
 import { enqueueEmails } from '../delivery/service.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
-import { normalizeEmail } from '../users/service.js'
 import { composeEmail, type RecipientEmail } from './compose.js'
 
 export type AcceptedEmail = { contact: { id: string; email: string }; email: string }

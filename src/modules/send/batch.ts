@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js'
 import { batcherPer, type Outcome, settleEach } from '../../db/batcher.js'
+import { normalizeEmail } from '../../mail/address.js'
 import { wakeOutbox } from '../delivery/service.js'
-import { normalizeEmail } from '../users/service.js'
 import { type AcceptedEmail, acceptEmails } from './accept.js'
 import type { RecipientEmail } from './compose.js'
 

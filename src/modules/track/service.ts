@@ -1,11 +1,11 @@
 import { batcherPer, settleEach } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
+import { normalizeEmail } from '../../mail/address.js'
 import { eventDataFrom } from '../contacts/data-rules.js'
 import { upsertContact, upsertContacts } from '../contacts/service.js'
 import { isReservedEventName } from '../events/names.js'
 import { reservedEventError } from '../events/service.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
-import { normalizeEmail } from '../users/service.js'
 import type { TrackBody } from './schemas.js'
 
 export type TrackResult = { contact: string; event: string; timestamp: Date }

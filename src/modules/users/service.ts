@@ -3,16 +3,13 @@ import { eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
+import { normalizeEmail } from '../../mail/address.js'
 import type { Credentials, UserView } from './schemas.js'
 
 const userColumns = { id: users.id, email: users.email, emailVerified: users.emailVerified, createdAt: users.createdAt }
 
 // Verified when no user matches, so a login takes as long for an unknown email as for a wrong password.
 const decoyHash = '$argon2id$v=19$m=19456,t=2,p=1$GJQLvkQAx06VdUnBHx6BMA$KeAxlQU2v7dfQlxjMcDR5U6PwAPl9ilnN2yeB7kxx5o'
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase()
-}
 
 export async function createUser(db: Executor, input: Credentials): Promise<UserView> {
   const passwordHash = await hash(input.password)
