@@ -1,4 +1,4 @@
-import type { SesBounceType, SesFeedback } from './ses-notifications.js'
+import type { SesBounceType, SesFeedback } from './aws/ses-notifications.js'
 
 export const emailStatuses = [
   'QUEUED',

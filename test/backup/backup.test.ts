@@ -5,7 +5,7 @@ import path from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { describe, expect, it, vi } from 'vitest'
 import { findFreePort } from '../../src/db/embedded.js'
-import { subscriptionUrl } from '../../src/mail/subscription-links.js'
+import { subscriptionUrl } from '../../src/mail/outbound/subscription-links.js'
 import { type CliProcess, cliSandbox } from '../helpers/cli-process.js'
 import { sessionCookie, uniqueEmail } from '../helpers/factories.js'
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { Resolver } from 'node:dns/promises'
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js'
-import type { DkimKey } from '../../src/mail/compose.js'
+import type { DkimKey } from '../../src/mail/outbound/compose.js'
 import type { TestDnsServer } from './dns-server.js'
 
 /** A fresh RSA-2048 key for `domain`, its public half published at `<selector>._domainkey.<domain>`. */

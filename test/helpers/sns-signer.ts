@@ -5,7 +5,7 @@ import {
   type SnsMessage,
   type SnsTrust,
   snsStringToSign,
-} from '../../src/mail/sns.js'
+} from '../../src/mail/aws/sns.js'
 import { createSelfSignedCertificate } from './self-signed-certificate.js'
 
 export type SnsSigner = {

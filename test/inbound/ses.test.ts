@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { parseSesInbound } from '../../src/mail/ses-inbound.js'
+import { parseSesInbound } from '../../src/mail/aws/ses-inbound.js'
 import { handleSesInboundNotification } from '../../src/modules/inbound/service.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, createAccount } from '../helpers/factories.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { decryptPrivateKey, encryptPrivateKey } from '../../src/mail/dkim-keys.js'
 import { createResolver } from '../../src/mail/dns.js'
+import { decryptPrivateKey, encryptPrivateKey } from '../../src/mail/outbound/dkim-keys.js'
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
 import { startSilentDnsServer } from '../helpers/silent-dns.js'
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parseSesNotification } from '../../src/mail/aws/ses-notifications.js'
 import { type EmailStatus, emailStatuses, nextEmailStatus, statusOfFeedback } from '../../src/mail/email-status.js'
-import { parseSesNotification } from '../../src/mail/ses-notifications.js'
 
 function feedback(name: string) {
   return parseSesNotification(readFileSync(new URL(`../fixtures/ses/${name}.json`, import.meta.url), 'utf8'))

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../../db/client.js'
 import { pendingProviderReports } from '../../db/schema/index.js'
 import type { Logger } from '../../logger.js'
-import { parseSesNotification } from '../../mail/ses-notifications.js'
+import { parseSesNotification } from '../../mail/aws/ses-notifications.js'
 import { applySesReport, isActionable } from './provider-reports.js'
 
 /**

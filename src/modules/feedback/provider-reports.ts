@@ -1,5 +1,5 @@
 import type { Transaction } from '../../db/client.js'
-import type { SesFeedback } from '../../mail/ses-notifications.js'
+import type { SesFeedback } from '../../mail/aws/ses-notifications.js'
 import { classifyHitRequest } from './machine-hits.js'
 import { failRejectedEmail } from './reject.js'
 import { applyEmailFeedback, type EmailFeedback } from './service.js'

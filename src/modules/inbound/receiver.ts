@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { AppContext } from '../../context.js'
 import { createResolver } from '../../mail/dns.js'
-import type { InboundServer } from '../../mail/inbound-server.js'
+import type { InboundServer } from '../../mail/inbound/server.js'
 import { acceptsInboundRecipient, receiveInboundMessage } from './service.js'
 
 /**
@@ -13,7 +13,7 @@ export async function startInboundReceiver(ctx: AppContext): Promise<InboundServ
   if (port === undefined) return undefined
   const tls = ctx.config.inboundTls
   // Loaded only when receiving is on: the SPF/DKIM/DMARC checks (mailauth) cost ~20 MB of memory.
-  const { startInboundServer } = await import('../../mail/inbound-server.js')
+  const { startInboundServer } = await import('../../mail/inbound/server.js')
   const server = await startInboundServer({
     ...(tls ? { tls: { key: await readFile(tls.keyFile), cert: await readFile(tls.certFile) } } : {}),
     host: ctx.config.inboundSmtpHost,

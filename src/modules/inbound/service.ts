@@ -2,7 +2,7 @@ import addressparser from 'nodemailer/lib/addressparser'
 import type { AppContext } from '../../context.js'
 import type { inboundSource } from '../../db/schema/index.js'
 import { domainOf } from '../../mail/address.js'
-import type { InboundMessage } from '../../mail/inbound-message.js'
+import type { InboundMessage } from '../../mail/inbound/message.js'
 import { contactEmail } from '../contacts/schemas.js'
 import { upsertContact } from '../contacts/service.js'
 import { publishEvents } from '../events/bus.js'
@@ -113,7 +113,7 @@ export type SesInboundResult = { kind: 'received'; outcome: InboundOutcome } | {
  */
 export async function handleSesInboundNotification(ctx: AppContext, message: unknown): Promise<SesInboundResult> {
   // Loaded on first use, as the SMTP receiver is: mailparser and sanitize-html weigh ~30 MB at rest.
-  const { parseSesInbound } = await import('../../mail/ses-inbound.js')
+  const { parseSesInbound } = await import('../../mail/aws/ses-inbound.js')
   const parsed = await parseSesInbound(message)
   if (parsed.kind === 'ignored') return parsed
   return { kind: 'received', outcome: await receiveInboundMessage(ctx, 'ses', parsed.message) }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js'
-import { contactIdOfMailbox, unsubscribeTokenOfAddress } from '../../mail/list-unsubscribe.js'
+import { contactIdOfMailbox, unsubscribeTokenOfAddress } from '../../mail/outbound/list-unsubscribe.js'
 import { findMailboxContact, setSubscriptionFromLink } from '../subscriptions/service.js'
 
 /** The token of an `unsubscribe+TOKEN@INBOUND_DOMAIN` recipient; undefined for any other address. */

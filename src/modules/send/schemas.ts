@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { reservedHeaders } from '../../mail/compose.js'
+import { reservedHeaders } from '../../mail/outbound/compose.js'
 
 const noLineBreaks = (value: string) => !/[\r\n]/.test(value)
 

@@ -2,7 +2,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { type SubscriptionPurpose, subscriptionUrl } from '../../mail/subscription-links.js'
+import { type SubscriptionPurpose, subscriptionUrl } from '../../mail/outbound/subscription-links.js'
 import {
   invalidLinkPage,
   managePage,

@@ -1,8 +1,8 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { contacts, projects } from '../../db/schema/index.js'
-import { contactIdOfMailbox } from '../../mail/list-unsubscribe.js'
-import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/subscription-links.js'
+import { contactIdOfMailbox } from '../../mail/outbound/list-unsubscribe.js'
+import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/outbound/subscription-links.js'
 import { setContactSubscription } from '../contacts/service.js'
 
 export type LinkedContact = {

@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.js'
 import { likeContaining } from '../../db/like.js'
 import { templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
-import { validateTemplate } from '../../mail/render.js'
+import { validateTemplate } from '../../mail/outbound/render.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import type {
   TemplateCreate,

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
-import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/tracking-links.js'
+import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/outbound/tracking-links.js'
 import { classifyHitRequest, type HitRequest } from '../feedback/machine-hits.js'
 import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
 

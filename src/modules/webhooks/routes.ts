@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import type { SnsTrust } from '../../mail/sns.js'
+import type { SnsTrust } from '../../mail/aws/sns.js'
 import { receiveProviderMessage } from './service.js'
 
 const providerResult = z.object({

@@ -1,6 +1,6 @@
 import type { ParsedMail } from 'mailparser'
 import sanitizeHtml from 'sanitize-html'
-import type { Verdict } from './inbound-verdicts.js'
+import type { Verdict } from './verdicts.js'
 
 /** What the spec's `email.received` event carries, for one message received over SMTP or from SES. */
 export type InboundMessage = {

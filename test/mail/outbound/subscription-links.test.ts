@@ -4,9 +4,9 @@ import {
   readUnsubscribeMailboxToken,
   unsubscribeMailboxToken,
   unsubscribeTokenOfAddress,
-} from '../../src/mail/list-unsubscribe.js'
-import { signLinkToken, signPayload } from '../../src/mail/signed-links.js'
-import { readSubscriptionToken, subscriptionUrls } from '../../src/mail/subscription-links.js'
+} from '../../../src/mail/outbound/list-unsubscribe.js'
+import { readSubscriptionToken, subscriptionUrls } from '../../../src/mail/outbound/subscription-links.js'
+import { signLinkToken, signPayload } from '../../../src/mail/signed-links.js'
 
 const secret = 'a-secret-of-more-than-thirty-two-characters'
 const subject = { projectId: '0b6f8e42-5a0c-4d1e-9f3a-2c7d8e9f0a1b', contactId: '7e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b' }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { createResolver } from '../../src/mail/dns.js'
-import { authenticateMessage, dkimVerdictOf, dmarcVerdictOf, spfVerdictOf } from '../../src/mail/inbound-verdicts.js'
-import { mailauthResolver } from '../../src/mail/mailauth-resolver.js'
-import { startSilentDnsServer } from '../helpers/silent-dns.js'
+import { createResolver } from '../../../src/mail/dns.js'
+import { mailauthResolver } from '../../../src/mail/inbound/mailauth-resolver.js'
+import { authenticateMessage, dkimVerdictOf, dmarcVerdictOf, spfVerdictOf } from '../../../src/mail/inbound/verdicts.js'
+import { startSilentDnsServer } from '../../helpers/silent-dns.js'
 
 describe('verdict values', () => {
   it('SPF: pass is PASS, (soft)fail is FAIL, no or neutral policy is GRAY, errors are PROCESSING_FAILED', () => {

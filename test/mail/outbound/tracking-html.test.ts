@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { applyTracking } from '../../src/mail/tracking-html.js'
+import { applyTracking } from '../../../src/mail/outbound/tracking-html.js'
 
 const clickUrl = (link: string) => `https://t.example/c?u=${encodeURIComponent(link)}`
 const unsubscribe = 'https://mail.example/unsubscribe/tok'

@@ -9,10 +9,10 @@ import {
   type SMTPServerOptions,
   type SMTPServerSession,
 } from 'smtp-server'
-import type { DnsResolver } from './dns.js'
-import { bodyOf, type InboundMessage } from './inbound-message.js'
-import { authenticateMessage } from './inbound-verdicts.js'
+import type { DnsResolver } from '../dns.js'
 import { mailauthResolver } from './mailauth-resolver.js'
+import { bodyOf, type InboundMessage } from './message.js'
+import { authenticateMessage } from './verdicts.js'
 
 export type { InboundMessage }
 

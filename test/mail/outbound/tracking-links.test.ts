@@ -1,9 +1,9 @@
 import { simpleParser } from 'mailparser'
 import { describe, expect, it } from 'vitest'
-import { buildMessage, type MessageSpec } from '../../src/mail/compose.js'
-import { signLinkToken } from '../../src/mail/signed-links.js'
-import { subscriptionUrls } from '../../src/mail/subscription-links.js'
-import { clickUrl, openPixelUrl, readClickToken, readOpenToken } from '../../src/mail/tracking-links.js'
+import { buildMessage, type MessageSpec } from '../../../src/mail/outbound/compose.js'
+import { subscriptionUrls } from '../../../src/mail/outbound/subscription-links.js'
+import { clickUrl, openPixelUrl, readClickToken, readOpenToken } from '../../../src/mail/outbound/tracking-links.js'
+import { signLinkToken } from '../../../src/mail/signed-links.js'
 
 const secret = 'test-secret-test-secret-test-secret-0123456789'
 const publicUrl = 'https://mail.example.org/base/'

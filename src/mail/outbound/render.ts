@@ -1,5 +1,5 @@
 import { Liquid, LiquidError, type Template } from 'liquidjs'
-import { AppError } from '../errors.js'
+import { AppError } from '../../errors.js'
 import { translateFallbacks } from './template-syntax.js'
 
 /**

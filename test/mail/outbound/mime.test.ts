@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { describe, expect, it } from 'vitest'
-import { serializeMime } from '../../src/mail/mime.js'
+import { serializeMime } from '../../../src/mail/outbound/mime.js'
 
 type Mail = ConstructorParameters<typeof MailComposer>[0]
 

@@ -1,4 +1,4 @@
-import { signLinkToken, verifyLinkToken } from './signed-links.js'
+import { signLinkToken, verifyLinkToken } from '../signed-links.js'
 import { subscriptionUrls } from './subscription-links.js'
 import type { TrackingOptions } from './tracking-html.js'
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type SnsMessage, verifySnsSignature } from '../../src/mail/sns.js'
-import { createSnsSigner, type SnsSigner } from '../helpers/sns-signer.js'
+import { type SnsMessage, verifySnsSignature } from '../../../src/mail/aws/sns.js'
+import { createSnsSigner, type SnsSigner } from '../../helpers/sns-signer.js'
 
 let signer: SnsSigner
 let attacker: SnsSigner

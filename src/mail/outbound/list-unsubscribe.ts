@@ -1,4 +1,4 @@
-import { signPayload, verifyPayload } from './signed-links.js'
+import { signPayload, verifyPayload } from '../signed-links.js'
 import { readSubscriptionToken, type SubscriptionSubject, subscriptionUrl } from './subscription-links.js'
 
 /**

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildMessage, type DkimKey, type MessageSpec } from '../../src/mail/compose.js'
-import { type ComposePool, startComposePool } from '../../src/mail/dkim-pool.js'
-import { publishDkimKey, verifyDkim } from '../helpers/dkim.js'
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
+import { buildMessage, type DkimKey, type MessageSpec } from '../../../src/mail/outbound/compose.js'
+import { type ComposePool, startComposePool } from '../../../src/mail/outbound/dkim-pool.js'
+import { publishDkimKey, verifyDkim } from '../../helpers/dkim.js'
+import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js'
 
 const message: MessageSpec = {
   messageId: '0b7c1a52-3f0e-4d0b-9a59-0e5b8d2c7f10@mail.example.test',

@@ -1,4 +1,4 @@
-import { signLinkToken, verifyLinkToken } from './signed-links.js'
+import { signLinkToken, verifyLinkToken } from '../signed-links.js'
 
 /**
  * The per-contact `unsubscribeUrl`, `subscribeUrl` and `manageUrl` of templates and webhook placeholders.

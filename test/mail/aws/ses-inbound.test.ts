@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseSesInbound } from '../../src/mail/ses-inbound.js'
+import { parseSesInbound } from '../../../src/mail/aws/ses-inbound.js'
 
 function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../fixtures/ses/${name}.json`, import.meta.url), 'utf8'))
+  return JSON.parse(readFileSync(new URL(`../../fixtures/ses/${name}.json`, import.meta.url), 'utf8'))
 }
 
 describe('parseSesInbound', () => {

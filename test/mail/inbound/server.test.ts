@@ -3,10 +3,10 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { createTransport, type SendMailOptions } from 'nodemailer'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createResolver } from '../../src/mail/dns.js'
-import { type InboundMessage, type InboundServer, startInboundServer } from '../../src/mail/inbound-server.js'
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
-import { createSelfSignedCertificate } from '../helpers/self-signed-certificate.js'
+import { createResolver } from '../../../src/mail/dns.js'
+import { type InboundMessage, type InboundServer, startInboundServer } from '../../../src/mail/inbound/server.js'
+import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js'
+import { createSelfSignedCertificate } from '../../helpers/self-signed-certificate.js'
 
 const maxMessageBytes = 64 * 1024
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { renderEmail, renderHtml, renderSubject, renderText, validateTemplate } from '../../src/mail/render.js'
+import {
+  renderEmail,
+  renderHtml,
+  renderSubject,
+  renderText,
+  validateTemplate,
+} from '../../../src/mail/outbound/render.js'
 
 const contact = {
   id: 'c-1',

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseSesNotification } from '../../src/mail/ses-notifications.js'
-import { verifySnsSignature } from '../../src/mail/sns.js'
-import { createSnsSigner } from '../helpers/sns-signer.js'
+import { parseSesNotification } from '../../../src/mail/aws/ses-notifications.js'
+import { verifySnsSignature } from '../../../src/mail/aws/sns.js'
+import { createSnsSigner } from '../../helpers/sns-signer.js'
 
 function fixture(name: string): string {
-  return readFileSync(new URL(`../fixtures/ses/${name}.json`, import.meta.url), 'utf8')
+  return readFileSync(new URL(`../../fixtures/ses/${name}.json`, import.meta.url), 'utf8')
 }
 
 const eventMessageId = 'EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000'

@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser'
 import { z } from 'zod'
-import { bodyOf, type InboundMessage } from './inbound-message.js'
-import type { Verdict } from './inbound-verdicts.js'
+import { bodyOf, type InboundMessage } from '../inbound/message.js'
+import type { Verdict } from '../inbound/verdicts.js'
 import { messageJson } from './sns.js'
 
 /**

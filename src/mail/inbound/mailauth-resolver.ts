@@ -1,5 +1,5 @@
 import type { DNSResolver } from 'mailauth'
-import type { DnsAnswer, DnsResolver } from './dns.js'
+import type { DnsAnswer, DnsResolver } from '../dns.js'
 
 type NodeDnsError = Error & { code: string }
 
