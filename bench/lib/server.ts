@@ -42,8 +42,9 @@ export async function startBenchServer(
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const port = await findFreePort()
   const started = Date.now()
-  // Node refuses --cpu-prof in NODE_OPTIONS, so profiling flags for the server come through BENCH_NODE_ARGS.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  // The server as the README starts it; Node refuses --cpu-prof in NODE_OPTIONS, so profiling flags for the
+  // server come through BENCH_NODE_ARGS.
+  const nodeArgs = ['--max-semi-space-size=16', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])]
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'dist/cli.js', options.command ?? 'start'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
