@@ -32,6 +32,8 @@ export type InboundServerOptions = {
   /** PEM key and certificate to offer STARTTLS; without them the server speaks plain SMTP only. */
   tls?: { key: string | Buffer; cert: string | Buffer }
   maxClients?: number
+  /** A connection's error (a client that resets mid-transaction, a failed TLS handshake): for the log, never fatal. */
+  onConnectionError?(err: Error): void
 }
 
 export type InboundServer = { port: number; close(): Promise<void> }
@@ -74,6 +76,9 @@ export async function startInboundServer(options: InboundServerOptions): Promise
     },
   })
 
+  // smtp-server re-emits a connection's socket errors on the server; unheard, one client resetting its
+  // connection in the middle of a message would crash the process.
+  server.on('error', (err: Error) => options.onConnectionError?.(err))
   const listening = once(server.server, 'listening')
   server.listen(options.port, options.host)
   await listening

@@ -25,6 +25,7 @@ export async function startInboundReceiver(ctx: AppContext): Promise<InboundServ
         ctx.log.error({ err }, 'inbound recipient check failed')
         throw err
       }),
+    onConnectionError: (err) => ctx.log.warn({ err }, 'inbound SMTP connection error'),
     async onMessage(message) {
       try {
         const outcome = await receiveInboundMessage(ctx, 'smtp', message)

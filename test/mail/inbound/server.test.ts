@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { createTransport, type SendMailOptions } from 'nodemailer'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createResolver } from '../../../src/mail/dns.js'
 import { type InboundMessage, type InboundServer, startInboundServer } from '../../../src/mail/inbound/server.js'
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js'
@@ -15,6 +15,7 @@ const dkimTxt = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'd
 let dns: TestDnsServer
 let server: InboundServer
 const received: InboundMessage[] = []
+const connectionErrors: Error[] = []
 let failNextMessage = false
 
 beforeAll(async () => {
@@ -40,6 +41,7 @@ beforeAll(async () => {
       if (failNextMessage) throw new Error('database is down')
       received.push(message)
     },
+    onConnectionError: (err) => connectionErrors.push(err),
   })
 })
 afterEach(() => {
@@ -50,6 +52,25 @@ afterAll(async () => {
   await server?.close()
   await dns?.close()
 })
+
+/** A raw SMTP session: each call sends one line (none for the greeting) and resolves with the reply. */
+function rawSession(port: number) {
+  const socket = connect(port, '127.0.0.1')
+  socket.setEncoding('utf8')
+  let buffer = ''
+  const command = async (line?: string) => {
+    if (line !== undefined) socket.write(`${line}\r\n`)
+    // A reply ends with a line whose code is followed by a space.
+    while (!/^\d{3} .*\r\n/m.test(buffer)) {
+      const [chunk] = await once(socket, 'data')
+      buffer += String(chunk)
+    }
+    const reply = buffer
+    buffer = ''
+    return reply
+  }
+  return { socket, command }
+}
 
 function send(mail: SendMailOptions) {
   const transport = createTransport({ host: '127.0.0.1', port: server.port, name: 'client.sender.test' })
@@ -231,6 +252,23 @@ describe('rejects', () => {
       (err: unknown) => err,
     )
     expect(error).toMatchObject({ responseCode: 451 })
+  })
+
+  it('a client that resets its connection in the middle of a message, and goes on serving others', async () => {
+    const { socket, command } = rawSession(server.port)
+    await command()
+    await command('EHLO client.sender.test')
+    expect(await command('MAIL FROM:<alice@sender.test>')).toMatch(/^250/)
+    expect(await command('RCPT TO:<support@inbound.test>')).toMatch(/^250/)
+    expect(await command('DATA')).toMatch(/^354/)
+    socket.write('Subject: cut short\r\n\r\nhalf a mes')
+    socket.resetAndDestroy()
+    await vi.waitFor(() =>
+      expect(connectionErrors.map((err) => (err as NodeJS.ErrnoException).code)).toContain('ECONNRESET'),
+    )
+
+    await send({ from: 'alice@sender.test', to: 'support@inbound.test', subject: 'after the reset', text: 'hello' })
+    expect(received.map((message) => message.subject)).toEqual(['after the reset'])
   })
 
   it('a message it could not store with 451, so the sender retries', async () => {
