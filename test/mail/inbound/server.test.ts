@@ -263,9 +263,13 @@ describe('rejects', () => {
     expect(await command('DATA')).toMatch(/^354/)
     socket.write('Subject: cut short\r\n\r\nhalf a mes')
     socket.resetAndDestroy()
-    await vi.waitFor(() =>
-      expect(connectionErrors.map((err) => (err as NodeJS.ErrnoException).code)).toContain('ECONNRESET'),
-    )
+    // Node 24 reports the reset as an error on the server object (unheard, it crashed the process); Node 22
+    // and 20 end the session quietly.
+    if (Number(process.versions.node.split('.')[0]) >= 24) {
+      await vi.waitFor(() =>
+        expect(connectionErrors.map((err) => (err as NodeJS.ErrnoException).code)).toContain('ECONNRESET'),
+      )
+    }
 
     await send({ from: 'alice@sender.test', to: 'support@inbound.test', subject: 'after the reset', text: 'hello' })
     expect(received.map((message) => message.subject)).toEqual(['after the reset'])
