@@ -13,6 +13,9 @@ export type ParsedRow = { row: number; contact: ImportedContact } | { row: numbe
 
 export class CsvFormatError extends Error {}
 
+/** Where a pass over the file reads it from, in chunks: an uploaded Buffer, or the stored file read piece by piece. */
+export type CsvSource = () => Iterable<Buffer> | AsyncIterable<Buffer>
+
 const parseOptions = { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true } as const
 
 /**
@@ -97,11 +100,11 @@ function rowFrom(header: CsvHeader, record: string[], row: number): ParsedRow {
 }
 
 /** The file's records after the header, numbered as in a spreadsheet (the header is row 1). */
-async function* csvRecords(file: Buffer): AsyncGenerator<{ header: CsvHeader; record: string[]; row: number }> {
+async function* csvRecords(source: CsvSource): AsyncGenerator<{ header: CsvHeader; record: string[]; row: number }> {
   let header: CsvHeader | undefined
   let row = 0
   try {
-    for await (const record of Readable.from(slicesOf(file)).pipe(parse(parseOptions))) {
+    for await (const record of Readable.from(source()).pipe(parse(parseOptions))) {
       row += 1
       if (!header) header = headerFrom(record as string[])
       else yield { header, record: record as string[], row }
@@ -117,16 +120,16 @@ async function* csvRecords(file: Buffer): AsyncGenerator<{ header: CsvHeader; re
  * Reads the whole file before anything is written, so a malformed CSV imports nothing, and counts its rows.
  * Keeps no rows: holding 100k parsed rows was most of an import's peak memory.
  */
-export async function countCsvRows(file: Buffer): Promise<number> {
+export async function countCsvRows(source: CsvSource): Promise<number> {
   let rows = 0
-  for await (const _ of csvRecords(file)) rows += 1
+  for await (const _ of csvRecords(source)) rows += 1
   return rows
 }
 
 /** The rows in batches of `size`, parsed as the file is read (a second pass after `countCsvRows`). */
-export async function* csvRowBatches(file: Buffer, size: number): AsyncGenerator<ParsedRow[]> {
+export async function* csvRowBatches(source: CsvSource, size: number): AsyncGenerator<ParsedRow[]> {
   let batch: ParsedRow[] = []
-  for await (const { header, record, row } of csvRecords(file)) {
+  for await (const { header, record, row } of csvRecords(source)) {
     batch.push(rowFrom(header, record, row))
     if (batch.length >= size) {
       yield batch
