@@ -81,7 +81,7 @@ const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 50,
 }
 const dkimKeyTtlMs = 60_000
-/** The most a requeue statement takes at once, so a huge backlog of dead leases is freed in short transactions. */
+/** The most one requeue statement takes. */
 const requeueBatchSize = 1_000
 /** A renewal that failed (a busy pool, a lost connection) is tried again this soon, well inside the lease. */
 const renewalRetryMs = 1_000
@@ -304,15 +304,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     clearTimeout(renewalTimer)
   }
 
-  const requeueDeadLeases = async (all: boolean) => {
-    let requeued = 0
-    if (all) requeued = await requeueAllLeases(ctx.db)
-    else {
-      for (let rows = requeueBatchSize; rows === requeueBatchSize; requeued += rows) {
-        rows = await requeueExpiredLeases(ctx.db, requeueBatchSize)
-      }
-    }
+  const logRequeued = (requeued: number) => {
     if (requeued > 0) ctx.log.info({ requeued }, 'queued again the emails a stopped worker was sending')
+  }
+  /** In statements of `requeueBatchSize`, so a huge backlog of dead leases is freed in short transactions. */
+  const requeueExpired = async () => {
+    let requeued = 0
+    for (;;) {
+      const rows = await requeueExpiredLeases(ctx.db, requeueBatchSize)
+      requeued += rows
+      if (rows < requeueBatchSize) return requeued
+    }
   }
 
   const run = async () => {
@@ -322,12 +324,12 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       try {
         await listener.ensure()
         if (!predecessorReaped) {
-          await requeueDeadLeases(true)
+          logRequeued(await requeueAllLeases(ctx.db))
           predecessorReaped = true
         }
         if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
           leasesCheckedAt = Date.now()
-          await requeueDeadLeases(false)
+          logRequeued(await requeueExpired())
         }
         const room = maxInFlight - inFlight.size
         if (room < batchSize) {
