@@ -4,11 +4,14 @@ import { classifyHitRequest } from './machine-hits.js'
 import { failRejectedEmail } from './reject.js'
 import { applyEmailFeedback, type EmailFeedback } from './service.js'
 
-/** The SES reports that change an email; the others (send, delivery delay, ignored) are only logged. */
-export type ActionableSesFeedback = Exclude<SesFeedback, { kind: 'ignored' | 'send' | 'delivery_delay' }>
+/** SES reports that change no email: they are only logged. */
+const loggedOnlyKinds = ['ignored', 'send', 'delivery_delay'] as const
+
+/** The SES reports that change an email. */
+export type ActionableSesFeedback = Exclude<SesFeedback, { kind: (typeof loggedOnlyKinds)[number] }>
 
 export function isActionable(feedback: SesFeedback): feedback is ActionableSesFeedback {
-  return feedback.kind !== 'ignored' && feedback.kind !== 'send' && feedback.kind !== 'delivery_delay'
+  return !(loggedOnlyKinds as readonly string[]).includes(feedback.kind)
 }
 
 function emailFeedbackOf(feedback: Exclude<ActionableSesFeedback, { kind: 'reject' }>): EmailFeedback {
