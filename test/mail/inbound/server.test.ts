@@ -169,23 +169,10 @@ describe('accepts mail for our recipients', () => {
 
 /** The EHLO reply lines, read straight off the socket. */
 async function ehloCapabilities(port: number): Promise<string[]> {
-  const socket = connect(port, '127.0.0.1')
-  socket.setEncoding('utf8')
-  let buffer = ''
-  const readReply = async () => {
-    // A reply ends with a line whose code is followed by a space.
-    while (!/^\d{3} .*\r\n/m.test(buffer)) {
-      const [chunk] = await once(socket, 'data')
-      buffer += String(chunk)
-    }
-    const reply = buffer
-    buffer = ''
-    return reply
-  }
+  const { socket, command } = rawSession(port)
   try {
-    await readReply()
-    socket.write('EHLO client.sender.test\r\n')
-    return (await readReply()).split('\r\n').filter(Boolean)
+    await command()
+    return (await command('EHLO client.sender.test')).split('\r\n').filter(Boolean)
   } finally {
     socket.destroy()
   }
