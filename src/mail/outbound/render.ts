@@ -15,7 +15,7 @@ export type RenderVariables = {
   manageUrl?: string
 }
 
-/** The plain-text alternative is derived from `html` when the message is composed (`mail/compose.ts`). */
+/** The plain-text alternative is derived from `html` when the message is composed (`mail/outbound/compose.ts`). */
 export type RenderedEmail = { subject: string; html: string }
 
 export type TemplateSyntaxError = { message: string; line: number; column: number }

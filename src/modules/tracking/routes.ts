@@ -19,7 +19,7 @@ const noCache = {
 // A wildcard rather than `:token`: click tokens carry the whole link and can exceed the router's param limit.
 const tokenParams = z.object({ '*': z.string() })
 
-/** What machine.ts classifies a hit by. HEAD requests (link checkers) get the same answer and count as machines. */
+/** What feedback/machine-hits.ts classifies a hit by. HEAD requests (link checkers) get the same answer and count as machines. */
 const hitOf = (request: FastifyRequest): HitRequest => ({
   method: request.method,
   userAgent: request.headers['user-agent'] ?? null,

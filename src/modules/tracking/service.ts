@@ -21,7 +21,7 @@ async function record(ctx: TrackingContext, emailId: string, feedback: EmailFeed
 
 /**
  * Records an open when the token is genuine, flagged as a machine's when the request or its timing says so
- * (machine.ts); anything else changes nothing.
+ * (feedback/machine-hits.ts); anything else changes nothing.
  */
 export async function recordOpen(ctx: TrackingContext, token: string, request: HitRequest): Promise<void> {
   const at = new Date()
