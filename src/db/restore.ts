@@ -5,6 +5,7 @@ import { createGunzip } from 'node:zlib'
 import type { DataDirConfig } from '../config.js'
 import { BackupError } from './backup-format.js'
 import { lockDataDir } from './data-dir-lock.js'
+import { clusterDirOf } from './embedded.js'
 import { type ArchiveProblem, extractArchive } from './restore-archive.js'
 
 export type RestoreSummary = { dataDir: string; files: number; postgresVersion: string }
@@ -91,7 +92,7 @@ export async function restoreBackup(config: DataDirConfig, file: string): Promis
     if (!existsSync(path.join(staging, 'postgres', 'PG_VERSION'))) {
       throw new BackupError(`${source} holds no embedded database. Nothing was restored.`)
     }
-    if (owner) await chownTree(path.join(staging, 'postgres'), owner)
+    if (owner) await chownTree(clusterDirOf(staging), owner)
     for (const name of await fs.readdir(staging)) await fs.rename(path.join(staging, name), path.join(dataDir, name))
     await fs.rmdir(staging)
     return { dataDir, files: result.files, postgresVersion: result.postgresVersion }
