@@ -102,6 +102,10 @@ export const emails = pgTable(
       .where(sql`${table.providerMessageId} IS NOT NULL`),
     // Finds one project's queued emails when the reputation guard holds or releases them.
     index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
+    // A contact's emails: email-activity conditions for one contact, and the set-null of a deleted contact.
+    index('emails_contact_index').on(table.contactId).where(sql`${table.contactId} IS NOT NULL`),
+    // A campaign's emails (progress, cancel); only campaign mail has an entry.
+    index('emails_campaign_index').on(table.campaignId, table.status).where(sql`${table.campaignId} IS NOT NULL`),
   ],
 )
 

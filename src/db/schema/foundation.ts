@@ -27,6 +27,11 @@ export const projects = pgTable('projects', {
   tracking: trackingMode().notNull().default('MARKETING_ONLY'),
   /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
   sendingPausedReason: text(),
+  /**
+   * When the project's campaign mail may next go out: each fan-out chunk gives its emails send times from here
+   * on at the configured rate and moves it, so every campaign of the project shares one rate across workers.
+   */
+  campaignSlotAt: timestamp({ withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })

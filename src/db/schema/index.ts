@@ -1,5 +1,6 @@
 // One file per area; drizzle-kit reads this index to generate migrations.
 export * from './analytics.js'
+export * from './campaigns.js'
 export * from './contacts.js'
 export * from './domains.js'
 export * from './emails.js'
@@ -8,4 +9,5 @@ export * from './feedback.js'
 export * from './foundation.js'
 export * from './inbound.js'
 export * from './reputation.js'
+export * from './segments.js'
 export * from './templates.js'
