@@ -1,0 +1,11 @@
+/** The condition engine (DESIGN.md §4, docs/decisions/0014): one tree, two back ends (SQL and in memory). */
+export { matchesCondition } from './evaluate.js'
+export { conditionOperators, type EmailActivity } from './fields.js'
+export { type Instant, instantOfDate } from './instant.js'
+export { conditionLimits } from './limits.js'
+export { type PreparedCondition, prepareCondition } from './prepare.js'
+export { type ConditionReferenceTarget, conditionReferences, conditionRefersTo } from './references.js'
+export { conditionTreeSchema } from './schema.js'
+export { type ContactSnapshot, loadContactSnapshot } from './snapshot.js'
+export { conditionSql, countMatchingContacts } from './sql.js'
+export type { ConditionFilter, ConditionGroup, ConditionTree, ConditionUnit } from './tree.js'
