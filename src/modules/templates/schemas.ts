@@ -1,11 +1,13 @@
 import { z } from 'zod'
+import { offsetPage, searchablePageQuery } from '../../http/pagination.js'
 
 /** Subjects and names become header values: a CR or LF would let them start a header of their own. */
 const singleLine = z.string().regex(/^[^\r\n]*$/, 'must not contain line breaks (CR or LF)')
 
 export const templateType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS'])
 
-const fields = {
+/** The content fields templates and campaigns share. */
+export const contentFields = {
   name: z.string().trim().min(1).max(255),
   description: z.string().max(2_000).nullable().optional(),
   subject: singleLine.min(1).max(998),
@@ -17,40 +19,17 @@ const fields = {
 
 export const requiredTemplateFields = ['name', 'subject', 'body', 'from'] as const
 
-export const templateCreate = z.object({ ...fields, type: templateType.default('MARKETING') })
+export const templateCreate = z.object({ ...contentFields, type: templateType.default('MARKETING') })
 export type TemplateCreate = z.infer<typeof templateCreate>
 
-export const templateUpdate = z.object({ ...fields, type: templateType }).partial()
+export const templateUpdate = z.object({ ...contentFields, type: templateType }).partial()
 export type TemplateUpdate = z.infer<typeof templateUpdate>
 
 export const templateIdParams = z.object({ id: z.uuid() })
 
-const sortFields = ['name', 'createdAt', 'updatedAt'] as const
-type SortField = (typeof sortFields)[number]
-
 export const maxPageSize = 100
 
-export const templateListQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  /** Larger values are clamped, like the cursor lists' `limit`. */
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((size) => Math.min(size, maxPageSize)),
-  type: templateType.optional(),
-  search: z.string().trim().max(200).optional(),
-  // Unrecognised sort and dir values fall back to the defaults, as the spec says.
-  sort: z
-    .string()
-    .optional()
-    .transform((value): SortField => (sortFields.includes(value as SortField) ? (value as SortField) : 'createdAt')),
-  dir: z
-    .string()
-    .optional()
-    .transform((value): 'asc' | 'desc' => (value === 'asc' ? 'asc' : 'desc')),
-})
+export const templateListQuery = searchablePageQuery(maxPageSize).extend({ type: templateType.optional() })
 export type TemplateListQuery = z.infer<typeof templateListQuery>
 
 export const templateView = z.object({
@@ -69,13 +48,7 @@ export const templateView = z.object({
 })
 export type TemplateView = z.infer<typeof templateView>
 
-export const templatePage = z.object({
-  data: z.array(templateView),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  total: z.number().int(),
-  totalPages: z.number().int(),
-})
+export const templatePage = offsetPage(templateView)
 export type TemplatePage = z.infer<typeof templatePage>
 
 /** Where a template is used; campaigns and workflow steps fill these in when those modules exist. */
