@@ -1,3 +1,4 @@
+import { uuidPattern } from '../../db/keyset.js'
 import { signLinkToken, verifyLinkToken } from '../signed-links.js'
 
 /**
@@ -6,14 +7,20 @@ import { signLinkToken, verifyLinkToken } from '../signed-links.js'
  * unsubscribe and no link can be edited to act on another contact or project. Tokens never expire: an
  * unsubscribe link in a years-old email must still work (CAN-SPAM, RFC 8058).
  */
-export type SubscriptionPurpose = 'unsubscribe' | 'subscribe' | 'manage'
+export const subscriptionPurposes = ['unsubscribe', 'subscribe', 'manage'] as const
+export type SubscriptionPurpose = (typeof subscriptionPurposes)[number]
 
-export type SubscriptionSubject = { projectId: string; contactId: string }
+/**
+ * Whose links these are. Campaign mail also names its campaign, so an unsubscribe through it counts in that
+ * campaign's `unsubscribedCount`; the signature covers it like the rest.
+ */
+export type SubscriptionSubject = { projectId: string; contactId: string; campaignId?: string | null }
 
 export type SubscriptionUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl: string }
 
 export function subscriptionToken(secret: string, purpose: SubscriptionPurpose, subject: SubscriptionSubject): string {
-  return signLinkToken(secret, purpose, [subject.projectId, subject.contactId])
+  const parts = [subject.projectId, subject.contactId]
+  return signLinkToken(secret, purpose, subject.campaignId ? [...parts, subject.campaignId] : parts)
 }
 
 /** The contact a token was minted for, or undefined for anything altered, foreign or of another purpose. */
@@ -23,10 +30,10 @@ export function readSubscriptionToken(
   token: string,
 ): SubscriptionSubject | undefined {
   const parts = verifyLinkToken(secret, purpose, token)
-  if (parts?.length !== 2) return undefined
-  const [projectId, contactId] = parts
-  if (!projectId || !contactId) return undefined
-  return { projectId, contactId }
+  if (!parts || parts.length < 2 || parts.length > 3) return undefined
+  const [projectId, contactId, campaignId] = parts
+  if (!projectId || !contactId || (campaignId !== undefined && !uuidPattern.test(campaignId))) return undefined
+  return campaignId ? { projectId, contactId, campaignId } : { projectId, contactId }
 }
 
 /** `{publicUrl}/{purpose}/{token}`; a path prefix in PUBLIC_URL (behind a proxy) is kept. */
@@ -49,7 +56,7 @@ export function withSubscriptionUrls<T extends object>(
   secret: string,
   subject: SubscriptionSubject,
 ): T & SubscriptionUrls {
-  for (const purpose of ['unsubscribe', 'subscribe', 'manage'] as const) {
+  for (const purpose of subscriptionPurposes) {
     let url: string | undefined
     Object.defineProperty(target, `${purpose}Url`, {
       enumerable: true,

@@ -9,7 +9,7 @@ export type TrackingOptions = {
   /** URL of the redirect for the original link. */
   clickUrl(link: string): string
   pixelUrl?: string
-  /** Links left untouched (the contact's unsubscribe, subscribe and manage URLs). */
+  /** Links starting with one of these are left untouched (the subscription pages' URLs). */
   keep: readonly string[]
 }
 
@@ -106,7 +106,7 @@ function encodeAttribute(value: string): string {
 
 /** Absolute http(s) links only; anything the redirect could not lead back to stays as written. */
 function isTrackable(link: string, keep: readonly string[]): boolean {
-  return /^https?:\/\//i.test(link) && URL.canParse(link) && !keep.includes(link)
+  return /^https?:\/\//i.test(link) && URL.canParse(link) && !keep.some((prefix) => link.startsWith(prefix))
 }
 
 const pixelImage = (pixelUrl: string) =>

@@ -1,5 +1,5 @@
 import { signLinkToken, verifyLinkToken } from '../signed-links.js'
-import { subscriptionUrls } from './subscription-links.js'
+import { subscriptionPurposes } from './subscription-links.js'
 import type { TrackingOptions } from './tracking-html.js'
 
 /**
@@ -11,9 +11,6 @@ export type EmailTracking = {
   publicUrl: string
   secret: string
   emailId: string
-  projectId: string
-  /** The recipient's contact, whose subscription links are left as they are. */
-  contactId: string | null
 }
 
 /**
@@ -49,10 +46,12 @@ export function readClickToken(secret: string, token: string): TrackedClick | un
 
 /** What `applyTracking` needs for one email; its unsubscribe, subscribe and manage links are never rewritten. */
 export function trackingOptions(tracking: EmailTracking): TrackingOptions {
-  const { publicUrl, secret, emailId, projectId, contactId } = tracking
+  const { publicUrl, secret, emailId } = tracking
   return {
     clickUrl: (link) => clickUrl(publicUrl, secret, emailId, link),
     pixelUrl: openPixelUrl(publicUrl, secret, emailId),
-    keep: contactId ? Object.values(subscriptionUrls(publicUrl, secret, { projectId, contactId })) : [],
+    // Any subscription page link of ours, by prefix: signing this contact's three URLs to compare them exactly
+    // would cost three HMACs per email for the same answer.
+    keep: subscriptionPurposes.map((purpose) => `${base(publicUrl)}/${purpose}/`),
   }
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
@@ -8,8 +9,11 @@ import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
 import { failSuppressedEmails } from '../suppressions/service.js'
 import { createNotificationListener } from './listener.js'
+import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
+  bulkPriority,
+  type ClaimBand,
   type ClaimedEmail,
   claimDueEmails,
   type EmailAttachmentRow,
@@ -21,6 +25,15 @@ import {
 } from './sql.js'
 
 export type DkimSigningKey = { selector: string; privateKeyPem: string }
+
+/** The content of an email made when it is sent, or why it must not be. */
+export type Personalisation = { subject: string; html: string; headers: Record<string, string> } | { error: string }
+
+/**
+ * Makes the content of the claimed emails stored without it (campaign mail is rendered for each contact at
+ * delivery, from the contact as it is then); emails missing from the answer go out as stored.
+ */
+export type Personalise = (emails: readonly ClaimedEmail[]) => Promise<Map<string, Personalisation>>
 
 /** Finds the key to sign a sender domain's mail with; undefined sends the email unsigned. */
 export type ResolveDkimKey = (projectId: string, domain: string) => Promise<DkimSigningKey | undefined>
@@ -41,6 +54,14 @@ export type OutboxOptions = {
   batchSize?: number
   /** Emails claimed but not yet finished; bounds memory and the queue in front of the transport. */
   maxInFlight?: number
+  /**
+   * Of those, how many may be bulk (campaign) mail: a claim's worth of room is kept for transactional mail, which
+   * then overtakes the campaign's emails at the compose threads and the transport (the priority gates).
+   */
+  maxBulkInFlight?: number
+  personalise?: Personalise
+  /** Messages handed to the transport at once; the rest wait in the outbox, urgent ones first. */
+  maxTransportConcurrency?: number
   pollIntervalMs?: number
   /**
    * How long a claimed email stays this worker's without a renewal. Renewed every third of it while the email
@@ -131,9 +152,7 @@ function toComposeJob(
       })),
     },
     ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
-    ...(tracking && email.tracked
-      ? { tracking: { ...tracking, emailId: email.id, projectId: email.projectId, contactId: email.contactId } }
-      : {}),
+    ...(tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}),
   }
 }
 
@@ -141,8 +160,13 @@ function toComposeJob(
  * Claims due emails and fails, instead of sending, those whose address was suppressed (a bounce or a
  * complaint) after they were queued: one query per claimed batch.
  */
-async function claimUnsuppressedEmails(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-  const claimed = await claimDueEmails(db, limit, leaseSeconds)
+async function claimUnsuppressedEmails(
+  db: Database,
+  limit: number,
+  leaseSeconds: number,
+  band: ClaimBand,
+): Promise<ClaimedEmail[]> {
+  const claimed = await claimDueEmails(db, limit, leaseSeconds, band)
   if (claimed.length === 0) return claimed
   const suppressed = new Set(
     await failSuppressedEmails(
@@ -160,15 +184,27 @@ async function claimUnsuppressedEmails(db: Database, limit: number, leaseSeconds
 export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox {
   const batchSize = options.batchSize ?? 100
   const maxInFlight = Math.max(options.maxInFlight ?? 400, batchSize)
+  // Never all of it, never none: a room of one claim (maxInFlight = batchSize) still lets both kinds through.
+  const maxBulkInFlight = Math.min(
+    options.maxBulkInFlight ?? Math.max(maxInFlight - batchSize, Math.ceil(maxInFlight / 2)),
+    maxInFlight,
+  )
+  // Bulk mail is claimed once this much bulk room is free, not an email at a time.
+  const bulkClaimSize = Math.max(1, Math.min(batchSize, Math.floor(maxBulkInFlight / 4)))
   const pollIntervalMs = options.pollIntervalMs ?? 1_000
   const leaseSeconds = options.leaseSeconds ?? 30
   const renewalIntervalMs = (leaseSeconds * 1_000) / 3
   const retryPolicy = { ...defaultRetryPolicy, ...options.retry }
   const ownsComposePool = !options.composePool
   const composePool = options.composePool ?? startComposePool()
+  // A few jobs per compose thread keep every thread busy (fewer left them idle, measured); more would only queue
+  // there, first come first served, ahead of transactional mail.
+  const composeGate = createPriorityGate(8 * availableParallelism())
+  const transportGate = createPriorityGate(options.maxTransportConcurrency ?? 64)
   const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails)
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
+  let bulkInFlight = 0
   /**
    * Claimed emails not finished yet, with the attempt number of this worker's claim. After a stall the same
    * email may be claimed again while the old claim is still in flight: the attempt number tells them apart.
@@ -181,6 +217,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   let wakeRequested = false
   let wakeUp: (() => void) | undefined
   let waitingForRoom = false
+  let waitingForBulkRoom = false
 
   // A function, so TypeScript does not narrow `state` across the awaits of the loop.
   const isKilled = () => state === 'killed'
@@ -214,23 +251,37 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     return key
   }
 
-  const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[]) => {
+  const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[], personal?: Personalisation) => {
     try {
+      if (personal && 'error' in personal) throw new ComposeError(personal.error)
       const key = await signingKey(email.projectId, domainOf(email.fromEmail))
-      const raw = await composePool.compose(toComposeJob(email, attachments, key, options.tracking))
+      const content = personal ? { ...email, ...personal } : email
+      const urgent = email.priority < bulkPriority
+      const raw = await composeGate.run(urgent, () =>
+        composePool.compose(toComposeJob(content, attachments, key, options.tracking)),
+      )
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (lostLeases.get(email.id) === email.attempts) return
-      const { providerMessageId } = await options.transport.send({
-        projectId: email.projectId,
-        emailId: email.id,
-        messageId: email.messageId,
-        envelope: { from: email.fromEmail, to: [email.toEmail] },
-        subject: email.subject,
-        raw,
-      })
+      const { providerMessageId } = await transportGate.run(urgent, () =>
+        options.transport.send({
+          projectId: email.projectId,
+          emailId: email.id,
+          messageId: email.messageId,
+          envelope: { from: email.fromEmail, to: [email.toEmail] },
+          subject: content.subject,
+          raw,
+        }),
+      )
       if (state !== 'killed') {
+        const sentAt = new Date().toISOString()
         recorder.sent(
-          { id: email.id, attempts: email.attempts, providerMessageId, sentAt: new Date().toISOString() },
+          {
+            id: email.id,
+            attempts: email.attempts,
+            providerMessageId,
+            sentAt,
+            ...(personal ? { subject: content.subject } : {}),
+          },
           email.createdAt,
         )
       }
@@ -253,19 +304,26 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
 
   const dispatch = async (claimed: ClaimedEmail[]) => {
     const attachments = new Map<string, EmailAttachmentRow[]>()
-    for (const row of await findAttachments(
-      ctx.db,
-      claimed.map((email) => email.id),
-    )) {
+    // Campaign mail never has attachments: a batch of it costs no lookup.
+    const mayHaveAttachments = claimed.filter((email) => email.sourceType !== 'CAMPAIGN').map((email) => email.id)
+    const [attachmentRows, personalised] = await Promise.all([
+      findAttachments(ctx.db, mayHaveAttachments),
+      options.personalise?.(claimed),
+    ])
+    for (const row of attachmentRows) {
       attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
     }
     for (const email of claimed) {
       leases.set(email.id, email.attempts)
-      const delivery = deliver(email, attachments.get(email.id) ?? []).finally(() => {
+      const bulk = email.priority >= bulkPriority
+      if (bulk) bulkInFlight++
+      const delivery = deliver(email, attachments.get(email.id) ?? [], personalised?.get(email.id)).finally(() => {
         inFlight.delete(delivery)
+        if (bulk) bulkInFlight--
         if (leases.get(email.id) === email.attempts) leases.delete(email.id)
         if (lostLeases.get(email.id) === email.attempts) lostLeases.delete(email.id)
         if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) wakeUp?.()
+        if (waitingForBulkRoom && bulkInFlight <= maxBulkInFlight - bulkClaimSize) wakeUp?.()
       })
       inFlight.add(delivery)
     }
@@ -338,11 +396,21 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           waitingForRoom = false
           continue
         }
-        const claimed = await claimUnsuppressedEmails(ctx.db, batchSize, leaseSeconds)
+        const claimed = await claimUnsuppressedEmails(ctx.db, batchSize, leaseSeconds, 'urgent')
+        const wanted = batchSize - claimed.length
+        const bulkRoom = Math.min(wanted, maxBulkInFlight - bulkInFlight)
+        const claimsBulk = bulkRoom > 0 && bulkRoom >= Math.min(bulkClaimSize, wanted)
+        const bulk = claimsBulk ? await claimUnsuppressedEmails(ctx.db, bulkRoom, leaseSeconds, 'bulk') : []
+        claimed.push(...bulk)
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
         if (claimed.length > 0) await dispatch(claimed)
-        if (claimed.length < batchSize) await waitForWake(pollIntervalMs)
+        if (claimed.length < batchSize) {
+          // Held back by the bulk share, not out of due mail: look again as soon as some bulk mail is done.
+          waitingForBulkRoom = bulkRoom < wanted && (!claimsBulk || bulk.length === bulkRoom)
+          await waitForWake(pollIntervalMs)
+          waitingForBulkRoom = false
+        }
       } catch (err) {
         if (state !== 'running') break
         ctx.log.error({ err }, 'outbox loop failed; retrying')

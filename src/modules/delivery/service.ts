@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { domainOf } from '../../mail/address.js'
-import { insertEmails, outboxChannel } from './sql.js'
+import { bulkPriority, insertEmails, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
 
@@ -40,7 +40,11 @@ export type NewEmail = {
   priority?: number
 }
 
-export const defaultPriority: Record<EmailSourceType, number> = { TRANSACTIONAL: 0, WORKFLOW: 5, CAMPAIGN: 10 }
+export const defaultPriority: Record<EmailSourceType, number> = {
+  TRANSACTIONAL: 0,
+  WORKFLOW: 5,
+  CAMPAIGN: bulkPriority,
+}
 
 // Keeps each statement (and the attachments' 65,535-parameter limit) within bounds for large campaigns.
 const rowsPerInsert = 1000

@@ -61,19 +61,41 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
 }
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 
+/** Campaign mail and anything else sent in bulk: priorities from here on are claimed apart (see the outbox). */
+export const bulkPriority = 10
+
 /**
- * Takes up to `limit` due emails, transactional first, and leases them to this worker. SKIP LOCKED lets
- * any number of workers claim side by side without waiting on each other or taking the same row.
+ * Which priorities a claim takes: `urgent` is transactional and workflow mail, `bulk` campaign mail, `any`
+ * both. Each is one range of the claim index.
+ */
+export type ClaimBand = 'urgent' | 'bulk' | 'any'
+
+const bandRanges: Record<ClaimBand, readonly [number, number]> = {
+  urgent: [0, bulkPriority],
+  bulk: [bulkPriority, heldPriorityOffset],
+  any: [0, heldPriorityOffset],
+}
+
+/**
+ * Takes up to `limit` due emails of the band, most urgent first, and leases them to this worker. SKIP LOCKED
+ * lets any number of workers claim side by side without waiting on each other or taking the same row.
  * Emails of a project whose sending the reputation guard paused stay QUEUED, untouched, until it is resumed.
  */
-export async function claimDueEmails(db: Executor, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+export async function claimDueEmails(
+  db: Executor,
+  limit: number,
+  leaseSeconds: number,
+  band: ClaimBand = 'any',
+): Promise<ClaimedEmail[]> {
+  const [lowest, beyond] = bandRanges[band]
   const due = db
     .select({ id: emails.id })
     .from(emails)
     .where(
       and(
         eq(emails.status, 'QUEUED'),
-        lt(emails.priority, heldPriorityOffset),
+        gte(emails.priority, lowest),
+        lt(emails.priority, beyond),
         lte(emails.nextAttemptAt, sql`now()`),
         // Emails that missed the offset (queued by a transaction that raced the pause, or retried) are held here.
         notExists(
@@ -183,8 +205,11 @@ export async function findAttachments(db: Executor, emailIds: string[]): Promise
     .orderBy(emailAttachments.emailId, emailAttachments.position)
 }
 
-/** Each outcome names its claim (`attempts`, as for `renewLeases`): a claim that lost its lease changes nothing. */
-export type SentUpdate = { id: string; attempts: number; providerMessageId: string; sentAt: string }
+/**
+ * Each outcome names its claim (`attempts`, as for `renewLeases`): a claim that lost its lease changes nothing.
+ * `subject` is the subject as sent, for mail rendered at delivery (campaigns), so the record shows it.
+ */
+export type SentUpdate = { id: string; attempts: number; providerMessageId: string; sentAt: string; subject?: string }
 export type SentRow = EmailEventSource & { sentAt: Date }
 
 /** Only rows still leased to the same claim are changed, so a late answer never overwrites another claim's. */
@@ -193,9 +218,9 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
   const result = await db.execute<Record<string, unknown>>(sql`
     UPDATE emails AS e
     SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
-        lease_expires_at = NULL, last_error = NULL, updated_at = now()
+        subject = coalesce(v.subject, e.subject), lease_expires_at = NULL, last_error = NULL, updated_at = now()
     FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
-      AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz)
+      AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz, subject text)
     WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
       e.template_id, e.campaign_id, e.source_type, e.sent_at`)

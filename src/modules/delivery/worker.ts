@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js'
 import { createTransportFromConfig } from '../../mail/transports/index.js'
+import { personaliseCampaignEmails } from '../campaigns/personalise.js'
 import { getSigningKey } from '../domains/service.js'
 import { type Outbox, type OutboxOptions, startOutbox } from './outbox.js'
 
@@ -19,6 +20,7 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
     // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
     soleWorker: ctx.config.databaseUrl === undefined,
+    personalise: (emails) => personaliseCampaignEmails(ctx, emails),
     ...options,
     transport: options.transport ?? createTransportFromConfig(ctx.config, ctx.db),
     resolveDkimKey:

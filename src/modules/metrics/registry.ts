@@ -39,7 +39,10 @@ export function createMetrics(config: Pick<Config, 'mailTransport'>): Metrics {
     counter.inc(0)
     return counter
   }
-  const accepted = emailCounter('mailroom_emails_accepted_total', 'Emails accepted by POST /v1/send.')
+  const accepted = emailCounter(
+    'mailroom_emails_accepted_total',
+    'Emails put in the outbox: accepted by POST /v1/send, or queued by a campaign.',
+  )
   const delivered = emailCounter(
     'mailroom_emails_delivered_total',
     'Emails handed over to the transport and recorded as sent.',

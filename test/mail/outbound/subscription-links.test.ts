@@ -41,10 +41,18 @@ describe('subscription URLs', () => {
     expect(readSubscriptionToken(secret, 'unsubscribe', 'garbage')).toBeUndefined()
   })
 
-  it('reject a validly signed token that does not name exactly one project and one contact', () => {
+  it('round-trip the campaign of campaign mail beside the project and contact', () => {
+    const ofCampaign = { ...subject, campaignId: '3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a' }
+    const { unsubscribeUrl } = subscriptionUrls('https://mail.example.com', secret, ofCampaign)
+    expect(readSubscriptionToken(secret, 'unsubscribe', tokenOf(unsubscribeUrl))).toEqual(ofCampaign)
+  })
+
+  it('reject a validly signed token that does not name one project, one contact and at most one campaign', () => {
     for (const parts of [
       [subject.projectId],
       [subject.projectId, subject.contactId, 'extra'],
+      [subject.projectId, subject.contactId, ''],
+      [subject.projectId, subject.contactId, subject.projectId, subject.contactId],
       ['', subject.contactId],
     ]) {
       expect(readSubscriptionToken(secret, 'unsubscribe', signLinkToken(secret, 'unsubscribe', parts))).toBeUndefined()
