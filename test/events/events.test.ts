@@ -195,7 +195,7 @@ describe('events API accepts', () => {
     await track(account, uniqueEmail(), 'old-event')
     await track(account, uniqueEmail(), 'old-event')
     const usage = await call(account, 'GET', '/events/old-event/usage')
-    expect(usage.json()).toEqual({ event: 'old-event', segments: [], workflows: [] })
+    expect(usage.json()).toEqual({ event: 'old-event', segments: [], campaigns: [], workflows: [] })
     const deleted = await call(account, 'DELETE', '/events/old-event')
     expect(deleted.json()).toEqual({ event: 'old-event', deleted: 2 })
     expect((await call(account, 'GET', '/events')).json().total).toBe(0)

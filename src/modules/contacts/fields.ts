@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { notFound } from '../../errors.js'
+import { findCampaignsReferencing } from '../campaigns/usage.js'
+import { findSegmentsReferencing } from '../segments/usage.js'
 import type { UsageView } from './schemas.js'
 
 const standardFields = [
@@ -58,9 +60,14 @@ export async function listFieldValues(db: Executor, projectId: string, field: st
   return { field, values: result.rows }
 }
 
-/** Segments, campaigns and workflows that reference `data.<field>`; filled in as those modules land. */
-export async function findFieldUsage(_db: Executor, _projectId: string, _field: string): Promise<UsageView> {
-  return { segments: [], campaigns: [], workflows: [] }
+/** Segments, campaigns and workflows that reference `data.<field>`; workflows as that module lands. */
+export async function findFieldUsage(db: Executor, projectId: string, field: string): Promise<UsageView> {
+  const target = { dataKey: field }
+  const [segments, campaigns] = await Promise.all([
+    findSegmentsReferencing(db, projectId, target),
+    findCampaignsReferencing(db, projectId, target),
+  ])
+  return { segments, campaigns, workflows: [] }
 }
 
 export async function deleteContactField(db: Executor, projectId: string, field: string) {

@@ -46,7 +46,7 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     '/contacts',
     { config, schema: { tags, body: contactCreate, response: { 200: contactCreated, 201: contactCreated } } },
     async (request, reply) => {
-      const result = await createContact(ctx.db, projectOf(request), request.body)
+      const result = await createContact(ctx.db, ctx.log, projectOf(request), request.body)
       return reply
         .code(result.isNew ? 201 : 200)
         .send({ ...result.contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } })
@@ -127,7 +127,7 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/contacts/:id',
     { config, schema: { tags, params: contactIdParams, body: contactUpdate, response: { 200: contactView } } },
-    async (request) => updateContact(ctx.db, projectOf(request), request.params.id, request.body),
+    async (request) => updateContact(ctx.db, ctx.log, projectOf(request), request.params.id, request.body),
   )
 
   app.delete('/contacts/:id', { config, schema: { tags, params: contactIdParams } }, async (request, reply) => {

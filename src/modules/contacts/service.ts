@@ -3,9 +3,11 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../../db/client.js'
 import { contacts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
+import type { Logger } from '../../logger.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { type PublishedEvent, publishEvents } from '../events/bus.js'
 import { subscriptionEventName } from '../events/names.js'
+import { reevaluateContacts } from '../segments/membership.js'
 import { emptyDataPatch, resolveContactData } from './data-rules.js'
 import type { ContactCreate, ContactUpdate, ContactView } from './schemas.js'
 import { toContactView, updateContactRow, upsertContactRow, upsertContactRows } from './sql.js'
@@ -138,19 +140,28 @@ export async function setContactSubscription(
   return toContactView(row)
 }
 
+/**
+ * POST /contacts. A contact created or changed here is re-evaluated against the project's tracked segments in
+ * the same transaction: no event announces a change of data, and its entry or exit should not wait for the sweep.
+ */
 export async function createContact(
-  db: Executor,
+  db: Database,
+  log: Logger,
   projectId: string,
   input: ContactCreate,
 ): Promise<ContactUpsertResult> {
   const email = input.email
   if (email === undefined) throw new AppError('BAD_REQUEST', 'email is required', { plain: true })
-  return upsertContact(
-    db,
-    projectId,
-    { email, subscribed: input.subscribed, data: input.data },
-    { subscribedIfNew: true },
-  )
+  return db.transaction(async (tx) => {
+    const result = await upsertContact(
+      tx,
+      projectId,
+      { email, subscribed: input.subscribed, data: input.data },
+      { subscribedIfNew: true },
+    )
+    await reevaluateContacts(tx, log, new Map([[projectId, [result.contact.id]]]))
+    return result
+  })
 }
 
 export async function getContact(db: Executor, projectId: string, contactId: string): Promise<ContactView> {
@@ -190,8 +201,10 @@ function snoozeTarget(input: ContactUpdate, now: Date): Date | null | undefined 
   return until
 }
 
+/** PATCH /contacts/:id; a change of data or address is re-evaluated at once, as for `createContact`. */
 export async function updateContact(
   db: Database,
+  log: Logger,
   projectId: string,
   contactId: string,
   input: ContactUpdate,
@@ -211,6 +224,9 @@ export async function updateContact(
     if (!row) throw notFound('Contact')
     if (row.previous_subscribed !== row.subscribed) {
       await publishSubscriptionChange(tx, projectId, row.id, row.subscribed)
+    }
+    if (input.data !== undefined || input.email !== undefined) {
+      await reevaluateContacts(tx, log, new Map([[projectId, [row.id]]]))
     }
     return toContactView(row)
   })

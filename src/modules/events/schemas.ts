@@ -39,6 +39,7 @@ export const eventStats = z.object({
 export const eventUsage = z.object({
   event: z.string(),
   segments: z.array(z.object({ id: z.string(), name: z.string() })),
+  campaigns: z.array(z.object({ id: z.string(), name: z.string() })),
   workflows: z.array(z.object({ id: z.string(), name: z.string() })),
 })
 export type EventUsage = z.infer<typeof eventUsage>

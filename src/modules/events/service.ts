@@ -9,6 +9,8 @@ import {
   uuidPattern,
 } from '../../db/keyset.js'
 import { AppError, validationError } from '../../errors.js'
+import { findCampaignsReferencing } from '../campaigns/usage.js'
+import { findSegmentsReferencing } from '../segments/usage.js'
 import { isReservedEventName } from './names.js'
 import type { EventListQuery, EventUsage, EventView } from './schemas.js'
 
@@ -126,9 +128,14 @@ export async function listEventNames(db: Executor, projectId: string) {
   }
 }
 
-/** Segments and workflows that reference the event; filled in as those modules land. */
-export async function findEventUsage(_db: Executor, _projectId: string, name: string): Promise<EventUsage> {
-  return { event: name, segments: [], workflows: [] }
+/** Segments, campaign audiences and workflows that reference the event; workflows as that module lands. */
+export async function findEventUsage(db: Executor, projectId: string, name: string): Promise<EventUsage> {
+  const target = { eventName: name }
+  const [segments, campaigns] = await Promise.all([
+    findSegmentsReferencing(db, projectId, target),
+    findCampaignsReferencing(db, projectId, target),
+  ])
+  return { event: name, segments, campaigns, workflows: [] }
 }
 
 export function reservedEventError(name: string): AppError {
@@ -144,6 +151,7 @@ export async function deleteEventsByName(
 ): Promise<{ event: string; deleted: number }> {
   if (isReservedEventName(name)) throw reservedEventError(name)
   const usage = await findEventUsage(db, projectId, name)
+  // A campaign's audience is read once, at its send: deleting the events it names is the sender's choice.
   if (usage.segments.length > 0 || usage.workflows.length > 0) {
     throw new AppError('CONFLICT', 'The event is used by segments or workflows; remove it from them first', {
       details: usage,
