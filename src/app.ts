@@ -17,6 +17,7 @@ import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
+import { registerCampaignRoutes } from './modules/campaigns/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
 import { registerDomainRoutes } from './modules/domains/routes.js'
@@ -27,6 +28,7 @@ import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
+import { registerSegmentRoutes } from './modules/segments/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
@@ -113,6 +115,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
+  registerCampaignRoutes(app, ctx)
+  registerSegmentRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
   registerSuppressionRoutes(app, ctx)
   registerReputationRoutes(app, ctx)

@@ -67,6 +67,7 @@ const environmentSchema = z.object({
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
+  CAMPAIGN_RATE_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(200),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -132,6 +133,11 @@ export type Config = Readonly<{
    * process role, worker included) when `port` is set, which asks for the token too when there is one.
    */
   metrics: Readonly<{ token: string | undefined; port: number | undefined; host: string }>
+  /**
+   * Campaign emails per second per project, across every worker: a big campaign goes out at a pace the
+   * provider and the receivers accept, and transactional mail keeps its head start.
+   */
+  campaignRatePerSecond: number
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
   /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
   inboundSmtpPort: number | undefined
@@ -190,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       minSent: values.REPUTATION_MIN_SENT,
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST }),
+    campaignRatePerSecond: values.CAMPAIGN_RATE_PER_SECOND,
     logLevel: values.LOG_LEVEL,
     inboundSmtpPort: values.INBOUND_SMTP_PORT,
     inboundSmtpHost: values.INBOUND_SMTP_HOST,

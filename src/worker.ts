@@ -4,6 +4,7 @@ import type { LoopDefinition } from './jobs/loop.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
 import type { InboundServer } from './mail/inbound/server.js'
 import { countDispatchedEvents } from './modules/analytics/rollup.js'
+import { campaignsLoop } from './modules/campaigns/loop.js'
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from './modules/contacts/jobs.js'
 import type { Outbox } from './modules/delivery/outbox.js'
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './modules/delivery/worker.js'
@@ -15,6 +16,8 @@ import { settlePendingReportsJob } from './modules/feedback/pending-jobs.js'
 import { expireIdempotencyKeysJob } from './modules/idempotency/jobs.js'
 import { startInboundReceiver } from './modules/inbound/receiver.js'
 import { reputationSubscriber } from './modules/reputation/subscriber.js'
+import { sweepSegmentsJob } from './modules/segments/jobs.js'
+import { segmentSubscriber } from './modules/segments/subscriber.js'
 
 /*
  * Everything a worker process runs, listed once and started by `startWorker`, as app.ts lists every route.
@@ -30,13 +33,14 @@ const jobs: readonly JobDefinition[] = [
   endSnoozesJob,
   expireFeedbackReceiptsJob,
   settlePendingReportsJob,
+  sweepSegmentsJob,
 ]
 
 /** Background loops (work that must start sooner than a job queue polls). */
-const loops: readonly LoopDefinition[] = [dispatchEventsLoop]
+const loops: readonly LoopDefinition[] = [dispatchEventsLoop, campaignsLoop]
 
 /** In-app subscribers of committed events; they run inside the event bus's dispatch transaction. */
-const eventSubscribers = [reputationSubscriber, countDispatchedEvents] as const
+const eventSubscribers = [reputationSubscriber, countDispatchedEvents, segmentSubscriber] as const
 
 /** Creates or updates every job queue; every process does it, so an API process can enqueue. */
 export function createJobQueues(ctx: AppContext): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { campaigns } from '../../src/db/schema/index.js'
 import type { ActivityView } from '../../src/modules/activity/schemas.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { testEmail } from '../helpers/emails.js'
@@ -236,6 +237,43 @@ describe('GET /activity/upcoming', () => {
         data: expect.objectContaining({ emailId: sooner, subject: 'Sooner', attempts: 1, campaignId: null }),
       },
       expect.objectContaining({ id: later }),
+    ])
+    const other = await createAccount(server)
+    expect((await callAs(server, other)('GET', '/activity/upcoming')).json()).toEqual({ data: [] })
+  })
+
+  it("lists scheduled campaigns, but not a campaign's emails paced for later", async () => {
+    const account = await createAccount(server)
+    const inOneHour = new Date(Date.now() + 3_600_000)
+    const [scheduled] = await server.ctx.db
+      .insert(campaigns)
+      .values({
+        projectId: account.project.id,
+        name: 'Launch',
+        subject: 'We launched',
+        body: '<p>news</p>',
+        from: 'news@example.com',
+        audienceType: 'ALL',
+        status: 'SCHEDULED',
+        scheduledFor: inOneHour,
+        totalRecipients: 42,
+      })
+      .returning()
+    await server.ctx.db.transaction(async (tx) => {
+      const [paced] = await enqueueEmails(tx, account.project.id, [
+        testEmail({ sourceType: 'CAMPAIGN', campaignId: scheduled?.id }),
+      ])
+      await tx.execute(sql`UPDATE emails SET next_attempt_at = now() + interval '1 minute' WHERE id = ${paced}`)
+    })
+    const response = await callAs(server, account)('GET', '/activity/upcoming')
+    expect(response.json().data).toEqual([
+      {
+        id: scheduled?.id,
+        type: 'campaign.scheduled',
+        timestamp: inOneHour.toISOString(),
+        contact: null,
+        data: { campaignId: scheduled?.id, name: 'Launch', subject: 'We launched', totalRecipients: 42 },
+      },
     ])
     const other = await createAccount(server)
     expect((await callAs(server, other)('GET', '/activity/upcoming')).json()).toEqual({ data: [] })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { campaigns } from '../../src/db/schema/index.js'
 import { subscribeToEvents } from '../../src/modules/events/bus.js'
 import { addDomain } from '../helpers/domains.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
@@ -227,15 +228,32 @@ describe('top events', () => {
 describe('campaign analytics', () => {
   it('rank campaigns by a metric and total them, from the campaign id the email events carry', async () => {
     const account = await createAccount(server)
-    const [big, small] = [randomUUID(), randomUUID()]
+    // Campaign mail is rendered from its campaign when sent; a SENDING campaign that is not fully queued stays so.
+    const [big, small] = await Promise.all(
+      ['Big', 'Small'].map(async (name) => {
+        const [row] = await server.ctx.db
+          .insert(campaigns)
+          .values({
+            projectId: account.project.id,
+            name,
+            subject: name,
+            body: '<p>news</p>',
+            from: 'news@example.com',
+            audienceType: 'ALL',
+            status: 'SENDING',
+          })
+          .returning({ id: campaigns.id })
+        return row?.id ?? ''
+      }),
+    )
+    const contactId = await createContactId(account)
     const emails = [big, big, small].map((campaignId, index) =>
-      testEmail({ campaignId, sourceType: 'CAMPAIGN', to: { email: `reader${index}@example.org` } }),
+      testEmail({ campaignId, contactId, sourceType: 'CAMPAIGN', to: { email: `reader${index}@example.org` } }),
     )
     const ids = await enqueue(server, account.project.id, emails)
     await vi.waitFor(async () => {
       expect((await findEmails(server, ids)).map((row) => row.status)).toEqual(['SENT', 'SENT', 'SENT'])
     }, eventually)
-    const contactId = await createContactId(account)
     await publish(server, [
       emailEvent(account.project.id, contactId, ids[2] ?? '', 'email.open', { isFirstOpen: true }, small),
       emailEvent(account.project.id, contactId, ids[0] ?? '', 'email.bounce', { bounceType: 'Transient' }, big),
@@ -248,7 +266,7 @@ describe('campaign analytics', () => {
       [big, 2],
       [small, 1],
     ])
-    expect(bySent.data[0]).toMatchObject({ name: null, bounced: 1, bounceRate: 50, openRate: 0 })
+    expect(bySent.data[0]).toMatchObject({ name: 'Big', bounced: 1, bounceRate: 50, openRate: 0 })
     const byOpenRate = (await get('/analytics/top-campaigns?metric=openRate&limit=1')).json()
     expect(byOpenRate).toMatchObject({ metric: 'openRate', data: [{ campaignId: small, opened: 1, openRate: 100 }] })
 
@@ -275,7 +293,10 @@ describe('campaign analytics', () => {
 })
 
 async function createContactId(account: Account): Promise<string> {
-  const response = await callAs(server, account)('POST', '/contacts', { email: uniqueEmail('campaign') })
+  const response = await callAs(server, account)('POST', '/contacts', {
+    email: uniqueEmail('campaign'),
+    subscribed: true,
+  })
   expect(response.statusCode).toBe(201)
   return response.json().id
 }

@@ -49,6 +49,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     authRateLimitPerMinute: 100_000,
     reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
     metrics: { token: undefined, port: undefined, host: '127.0.0.1' },
+    campaignRatePerSecond: 100_000,
     logLevel: 'silent',
     inboundSmtpPort: undefined,
     inboundSmtpHost: '127.0.0.1',

@@ -83,9 +83,18 @@ type ScheduledEmailRow = {
   next_attempt_at: string
 }
 
+type ScheduledCampaignRow = {
+  id: string
+  name: string
+  subject: string
+  total_recipients: number
+  scheduled_for: string
+}
+
 /**
- * What is about to happen, soonest first: emails waiting in the outbox for a later attempt (a retry after a
- * temporary failure). Scheduled campaigns and waiting workflow steps join this list when those modules exist.
+ * What is about to happen, soonest first: scheduled campaigns, and emails waiting in the outbox for a later
+ * attempt (a retry after a temporary failure). A campaign's own emails paced into the next minutes are not
+ * listed one by one: its progress is the campaign's. Waiting workflow steps join this list with workflows.
  */
 export async function listUpcomingActivity(
   db: Executor,
@@ -93,16 +102,23 @@ export async function listUpcomingActivity(
   query: UpcomingQuery,
 ): Promise<{ data: UpcomingActivity[] }> {
   const until = new Date(Date.now() + query.daysAhead * dayMs)
-  const result = await db.execute<ScheduledEmailRow>(sql`
-    SELECT m.id, m.contact_id, c.email, m.subject, m.attempts, m.source_type, m.campaign_id, m.template_id,
-      m.next_attempt_at
-    FROM emails m LEFT JOIN contacts c ON c.id = m.contact_id
-    WHERE m.project_id = ${projectId} AND m.status = 'QUEUED' AND m.next_attempt_at > now()
-      AND m.next_attempt_at <= ${until}
-    ORDER BY m.next_attempt_at, m.id
-    LIMIT ${query.limit}`)
-  return {
-    data: result.rows.map((row) => ({
+  const [emails, campaigns] = await Promise.all([
+    db.execute<ScheduledEmailRow>(sql`
+      SELECT m.id, m.contact_id, c.email, m.subject, m.attempts, m.source_type, m.campaign_id, m.template_id,
+        m.next_attempt_at
+      FROM emails m LEFT JOIN contacts c ON c.id = m.contact_id
+      WHERE m.project_id = ${projectId} AND m.status = 'QUEUED' AND m.next_attempt_at > now()
+        AND m.next_attempt_at <= ${until} AND (m.source_type <> 'CAMPAIGN' OR m.attempts > 0)
+      ORDER BY m.next_attempt_at, m.id
+      LIMIT ${query.limit}`),
+    db.execute<ScheduledCampaignRow>(sql`
+      SELECT id, name, subject, total_recipients, scheduled_for FROM campaigns
+      WHERE project_id = ${projectId} AND status = 'SCHEDULED' AND scheduled_for <= ${until}
+      ORDER BY scheduled_for, id
+      LIMIT ${query.limit}`),
+  ])
+  const upcoming: UpcomingActivity[] = [
+    ...emails.rows.map((row) => ({
       id: row.id,
       type: 'email.scheduled',
       timestamp: new Date(row.next_attempt_at),
@@ -116,5 +132,14 @@ export async function listUpcomingActivity(
         templateId: row.template_id,
       },
     })),
-  }
+    ...campaigns.rows.map((row) => ({
+      id: row.id,
+      type: 'campaign.scheduled',
+      timestamp: new Date(row.scheduled_for),
+      contact: null,
+      data: { campaignId: row.id, name: row.name, subject: row.subject, totalRecipients: row.total_recipients },
+    })),
+  ]
+  upcoming.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a.id.localeCompare(b.id))
+  return { data: upcoming.slice(0, query.limit) }
 }

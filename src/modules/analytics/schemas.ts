@@ -70,7 +70,7 @@ export type TopCampaignsQuery = z.infer<typeof topCampaignsQuery>
 
 export const campaignRow = emailMetrics.extend(emailRates.shape).extend({
   campaignId: z.uuid(),
-  /** The campaign's name; null while no campaign record holds it. */
+  /** The campaign's name; null once the campaign is deleted. */
   name: z.string().nullable(),
 })
 export type CampaignRow = z.infer<typeof campaignRow>

@@ -85,24 +85,29 @@ const campaignOrder: Record<CampaignMetric, string> = {
 
 /**
  * Campaigns ranked by a metric, all time, from the per-campaign rollup (emails carry their campaign id in
- * every email event). Names come from the campaign records once campaigns exist.
+ * every email event), named from their records (null for a deleted campaign).
  */
 export async function getTopCampaigns(
   db: Executor,
   projectId: string,
   query: TopCampaignsQuery,
 ): Promise<{ metric: CampaignMetric; data: CampaignRow[] }> {
-  const result = await db.execute<MetricRow & { campaign_id: string }>(sql`
-    SELECT * FROM (
+  const result = await db.execute<MetricRow & { campaign_id: string; campaign_name: string | null }>(sql`
+    SELECT per_campaign.*, c.name AS campaign_name FROM (
       SELECT campaign_id, ${metricColumns()}
       FROM campaign_event_counts WHERE project_id = ${projectId}
       GROUP BY campaign_id
     ) per_campaign
+    LEFT JOIN campaigns c ON c.id = per_campaign.campaign_id AND c.project_id = ${projectId}
     ORDER BY ${sql.raw(campaignOrder[query.metric])} DESC NULLS LAST, campaign_id
     LIMIT ${query.limit}`)
   return {
     metric: query.metric,
-    data: result.rows.map((row) => ({ campaignId: row.campaign_id, name: null, ...withRates(toMetrics(row)) })),
+    data: result.rows.map((row) => ({
+      campaignId: row.campaign_id,
+      name: row.campaign_name,
+      ...withRates(toMetrics(row)),
+    })),
   }
 }
 

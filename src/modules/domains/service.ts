@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import { allOk, batcherPer } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
-import { domains, templates } from '../../db/schema/index.js'
+import { domains } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { domainOf } from '../../mail/address.js'
 import type { DnsResolver } from '../../mail/dns.js'
@@ -145,23 +145,27 @@ export async function verifyPendingDomains(
   return { checked: pending.length, verified }
 }
 
-/** Templates whose sender address is on the domain; campaigns join this check when they exist. */
-async function countSendersOnDomain(db: Executor, projectId: string, domain: string): Promise<number> {
-  const [row] = await db
-    .select({ count: sql<number>`count(*)::int` })
-    .from(templates)
-    .where(and(eq(templates.projectId, projectId), sql`lower(split_part(${templates.from}, '@', 2)) = ${domain}`))
-  return row?.count ?? 0
+/** Templates, and campaigns not yet sent (or sending), whose sender address is on the domain. */
+async function countSendersOnDomain(db: Executor, projectId: string, domain: string) {
+  const result = await db.execute<{ templates: number; campaigns: number }>(sql`
+    SELECT
+      (SELECT count(*)::int FROM templates AS t
+        WHERE t.project_id = ${projectId} AND lower(split_part(t."from", '@', 2)) = ${domain}) AS templates,
+      (SELECT count(*)::int FROM campaigns AS c
+        WHERE c.project_id = ${projectId} AND c.status IN ('DRAFT', 'SCHEDULED', 'SENDING')
+          AND lower(split_part(c."from", '@', 2)) = ${domain}) AS campaigns`)
+  return { templates: result.rows[0]?.templates ?? 0, campaigns: result.rows[0]?.campaigns ?? 0 }
 }
 
 export async function deleteDomain(db: Executor, projectId: string, domainId: string): Promise<void> {
   const row = await getDomainRow(db, projectId, domainId)
-  const templateCount = await countSendersOnDomain(db, projectId, row.domain)
-  if (templateCount > 0) {
-    throw new AppError('CONFLICT', `Domain ${row.domain} is the sender of ${templateCount} template(s)`, {
-      details: { templates: templateCount },
-      suggestion: 'Change the sender of those templates first',
-    })
+  const senders = await countSendersOnDomain(db, projectId, row.domain)
+  if (senders.templates > 0 || senders.campaigns > 0) {
+    throw new AppError(
+      'CONFLICT',
+      `Domain ${row.domain} is the sender of ${senders.templates} template(s) and ${senders.campaigns} unsent campaign(s)`,
+      { details: senders, suggestion: 'Change the sender of those templates and campaigns first' },
+    )
   }
   await db.delete(domains).where(and(eq(domains.id, row.id), eq(domains.projectId, projectId)))
 }

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js'
 import { contacts, projects } from '../../db/schema/index.js'
 import { contactIdOfMailbox } from '../../mail/outbound/list-unsubscribe.js'
 import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/outbound/subscription-links.js'
+import { countCampaignUnsubscribe } from '../campaigns/stats.js'
 import { setContactSubscription } from '../contacts/service.js'
 
 export type LinkedContact = {
@@ -11,6 +12,8 @@ export type LinkedContact = {
   contactId: string
   email: string
   subscribed: boolean
+  /** The campaign whose email the link came in; its unsubscribes count there. */
+  campaignId: string | null
 }
 
 /** The contact behind a subscription link, or undefined for a forged link or a contact that no longer exists. */
@@ -22,7 +25,11 @@ export async function findLinkedContact(
 ): Promise<LinkedContact | undefined> {
   const subject = readSubscriptionToken(secret, purpose, token)
   if (!subject) return undefined
-  return linkedContact(db, and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)))
+  const contact = await linkedContact(
+    db,
+    and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)),
+  )
+  return contact && { ...contact, campaignId: subject.campaignId ?? null }
 }
 
 /** The contact behind an unsubscribe mailbox; its signed token names the contact alone, which names the project. */
@@ -32,10 +39,15 @@ export async function findMailboxContact(
   token: string,
 ): Promise<LinkedContact | undefined> {
   const contactId = contactIdOfMailbox(secret, token)
-  return contactId === undefined ? undefined : linkedContact(db, eq(contacts.id, contactId))
+  const contact = contactId === undefined ? undefined : await linkedContact(db, eq(contacts.id, contactId))
+  // The mailbox token names the contact alone: a local part has no room for a campaign id too.
+  return contact && { ...contact, campaignId: null }
 }
 
-async function linkedContact(db: Database, where: SQL | undefined): Promise<LinkedContact | undefined> {
+async function linkedContact(
+  db: Database,
+  where: SQL | undefined,
+): Promise<Omit<LinkedContact, 'campaignId'> | undefined> {
   const [row] = await db
     .select({
       projectId: projects.id,
@@ -50,11 +62,25 @@ async function linkedContact(db: Database, where: SQL | undefined): Promise<Link
   return row
 }
 
-/** Sets the subscription from a link; `contact.(un)subscribed` is published only for a real change. */
+/**
+ * Sets the subscription from a link; `contact.(un)subscribed` is published only for a real change, and only a
+ * real unsubscribe through a campaign's email counts in that campaign (the contact row is locked first, so a
+ * mailbox provider's one-click POST and the recipient's own click count once).
+ */
 export async function setSubscriptionFromLink(
   db: Database,
   contact: LinkedContact,
   subscribed: boolean,
 ): Promise<void> {
-  await db.transaction((tx) => setContactSubscription(tx, contact.projectId, contact.contactId, subscribed))
+  await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ subscribed: contacts.subscribed })
+      .from(contacts)
+      .where(and(eq(contacts.id, contact.contactId), eq(contacts.projectId, contact.projectId)))
+      .for('update')
+    await setContactSubscription(tx, contact.projectId, contact.contactId, subscribed)
+    if (contact.campaignId && before?.subscribed && !subscribed) {
+      await countCampaignUnsubscribe(tx, contact.projectId, contact.campaignId)
+    }
+  })
 }

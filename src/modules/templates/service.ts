@@ -4,6 +4,7 @@ import type { Database, Executor } from '../../db/client.js'
 import { likeContaining } from '../../db/like.js'
 import { templates } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
+import { pageOf } from '../../http/pagination.js'
 import { validateTemplate } from '../../mail/outbound/render.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import type {
@@ -26,7 +27,8 @@ function assertTemplateSyntax(field: 'subject' | 'body', source: string): void {
   )
 }
 
-async function checkContent(
+/** The sender domain may send for the project, and the subject and body render (campaigns check theirs too). */
+export async function checkContent(
   db: Executor,
   config: Config,
   projectId: string,
@@ -82,14 +84,7 @@ export async function listTemplates(db: Executor, projectId: string, query: Temp
       .offset((query.page - 1) * query.pageSize),
     db.select({ total: sql<number>`count(*)::int` }).from(templates).where(where),
   ])
-  const total = count?.total ?? 0
-  return {
-    data: rows,
-    page: query.page,
-    pageSize: query.pageSize,
-    total,
-    totalPages: Math.ceil(total / query.pageSize),
-  }
+  return pageOf(rows, count?.total ?? 0, query)
 }
 
 export async function updateTemplate(

@@ -1,0 +1,22 @@
+import { sql } from 'drizzle-orm'
+import { defineLoop } from '../../jobs/loop.js'
+import { fanOutChunk } from './fan-out.js'
+import { startDueCampaigns } from './send.js'
+
+/**
+ * Starts scheduled campaigns on time and queues the audiences of sending ones, a chunk at a time. A loop, not a
+ * job: a campaign sent now should be queued within the second. Any number of workers may run it side by side.
+ */
+export const campaignsLoop = defineLoop({
+  name: 'campaigns',
+  idleMs: 250,
+  errorBackoffMs: 2_000,
+  run: async (ctx) => {
+    await startDueCampaigns(ctx)
+    const sending = await ctx.db.execute<{ id: string }>(sql`
+      SELECT id FROM campaigns WHERE status = 'SENDING' AND queued_at IS NULL ORDER BY sent_at LIMIT 10`)
+    let more = false
+    for (const { id } of sending.rows) more = (await fanOutChunk(ctx, id)) || more
+    return more
+  },
+})

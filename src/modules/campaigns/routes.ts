@@ -1,0 +1,125 @@
+import type { AppContext } from '../../context.js'
+import type { App } from '../../http/app-type.js'
+import { projectOf } from '../../http/project.js'
+import { cancelCampaign } from './cancel.js'
+import {
+  campaignCreate,
+  campaignEnvelope,
+  campaignIdParams,
+  campaignListQuery,
+  campaignPage,
+  campaignSendBody,
+  campaignStats,
+  campaignTestBody,
+  campaignUpdate,
+  successMessage,
+} from './schemas.js'
+import { sendCampaign } from './send.js'
+import {
+  createCampaign,
+  deleteCampaign,
+  duplicateCampaign,
+  getCampaign,
+  listCampaigns,
+  updateCampaign,
+} from './service.js'
+import { getCampaignStats } from './stats.js'
+import { sendCampaignTest } from './test-send.js'
+
+const wrapped = <Data>(data: Data, message?: string) => ({
+  success: true as const,
+  data,
+  ...(message ? { message } : {}),
+})
+const done = (message: string) => ({ success: true as const, message })
+
+/** Single-campaign answers use Plunk's `{success, data}` envelope (plunk-compat.md §1.2); the list does not. */
+export function registerCampaignRoutes(app: App, ctx: AppContext): void {
+  const route = { config: { auth: 'project' as const } }
+  const tags = ['campaigns']
+  const params = campaignIdParams
+
+  app.get(
+    '/campaigns',
+    { ...route, schema: { tags, querystring: campaignListQuery, response: { 200: campaignPage } } },
+    async (request) => listCampaigns(ctx.db, projectOf(request), request.query),
+  )
+
+  app.post(
+    '/campaigns',
+    { ...route, schema: { tags, body: campaignCreate, response: { 201: campaignEnvelope } } },
+    async (request, reply) =>
+      reply.code(201).send(wrapped(await createCampaign(ctx.db, ctx.config, projectOf(request), request.body))),
+  )
+
+  app.get(
+    '/campaigns/:id',
+    { ...route, schema: { tags, params, response: { 200: campaignEnvelope } } },
+    async (request) => wrapped(await getCampaign(ctx.db, projectOf(request), request.params.id)),
+  )
+
+  app.put(
+    '/campaigns/:id',
+    { ...route, schema: { tags, params, body: campaignUpdate, response: { 200: campaignEnvelope } } },
+    async (request) =>
+      wrapped(await updateCampaign(ctx.db, ctx.config, projectOf(request), request.params.id, request.body)),
+  )
+
+  app.delete(
+    '/campaigns/:id',
+    { ...route, schema: { tags, params, response: { 200: successMessage } } },
+    async (request) => {
+      await deleteCampaign(ctx.db, projectOf(request), request.params.id)
+      return done('Campaign deleted successfully')
+    },
+  )
+
+  app.post(
+    '/campaigns/:id/duplicate',
+    { ...route, schema: { tags, params, response: { 201: campaignEnvelope } } },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          wrapped(
+            await duplicateCampaign(ctx.db, projectOf(request), request.params.id),
+            'Campaign duplicated successfully',
+          ),
+        ),
+  )
+
+  app.post(
+    '/campaigns/:id/send',
+    { ...route, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
+    async (request) => {
+      const projectId = projectOf(request)
+      const { message } = await sendCampaign(ctx, projectId, request.params.id, request.body?.scheduledFor)
+      return wrapped(await getCampaign(ctx.db, projectId, request.params.id), message)
+    },
+  )
+
+  app.post(
+    '/campaigns/:id/cancel',
+    { ...route, schema: { tags, params, response: { 200: campaignEnvelope } } },
+    async (request) => {
+      const projectId = projectOf(request)
+      await cancelCampaign(ctx, projectId, request.params.id)
+      return wrapped(await getCampaign(ctx.db, projectId, request.params.id), 'Campaign cancelled successfully')
+    },
+  )
+
+  app.post(
+    '/campaigns/:id/test',
+    { ...route, schema: { tags, params, body: campaignTestBody, response: { 200: successMessage } } },
+    async (request) => {
+      const email = await sendCampaignTest(ctx, projectOf(request), request.params.id, request.body.email)
+      return done(`Test email sent to ${email}`)
+    },
+  )
+
+  app.get(
+    '/campaigns/:id/stats',
+    { ...route, schema: { tags, params, response: { 200: campaignStats } } },
+    async (request) => getCampaignStats(ctx.db, projectOf(request), request.params.id),
+  )
+}

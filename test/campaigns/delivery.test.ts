@@ -1,0 +1,198 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { eventually } from '../helpers/emails.js'
+import { type Account, callAs, createAccount } from '../helpers/factories.js'
+import type { TestServer } from '../helpers/server.js'
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
+import { type CampaignJson, campaignBody, createCampaignOk } from './campaign-fixtures.js'
+
+/** Contacts `<prefix>-<n>@example.org` with `data.name` "Reader <n>", made in one statement. */
+async function insertContacts(server: TestServer, projectId: string, count: number, prefix: string, subscribed = true) {
+  await server.ctx.db.execute(sql`
+    INSERT INTO contacts (project_id, email, subscribed, data)
+    SELECT ${projectId}, ${prefix} || '-' || n || '@example.org', ${subscribed},
+      jsonb_build_object('name', 'Reader ' || n)
+    FROM generate_series(1, ${count}) AS n`)
+}
+
+const chromeOnWindows =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36'
+
+const personalised = {
+  subject: 'Hello {{ name }}',
+  body: '<p>Dear {{ data.name }} ({{ email }})</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+}
+
+/** Sets up an account with a verified sender domain on `env`; returns it with its sender address. */
+async function sender(env: ServerWithDns, label: string): Promise<{ account: Account; from: string }> {
+  const account = await createAccount(env.server)
+  const domain = await addVerifiedDomain(env.server, env.dns, account, `${label}-${process.pid}.mailroom.test`)
+  return { account, from: `news@${domain.domain}` }
+}
+
+async function campaignOf(server: TestServer, account: Account, id: string): Promise<CampaignJson> {
+  return (await callAs(server, account)('GET', `/campaigns/${id}`)).json<{ data: CampaignJson }>().data
+}
+
+describe('campaign delivery', () => {
+  let sink: SmtpSink
+  let env: ServerWithDns
+
+  beforeAll(async () => {
+    sink = await startSmtpSink()
+    env = await startServerWithDns({ config: { smtpUrl: sink.url } })
+  })
+  afterEach(() => sink.reset())
+  afterAll(async () => {
+    await env.close()
+    await sink.close()
+  })
+
+  it('sends every subscribed, unsuppressed contact exactly one email rendered for them, then becomes SENT', async () => {
+    const { server } = env
+    const { account, from } = await sender(env, 'news')
+    const projectId = account.project.id
+    await insertContacts(server, projectId, 5_000, 'reader')
+    await insertContacts(server, projectId, 5, 'gone', false)
+    await insertContacts(server, projectId, 5, 'bounced')
+    await server.ctx.db.execute(sql`
+      INSERT INTO suppressions (project_id, email, reason)
+      SELECT ${projectId}, 'bounced-' || n || '@example.org', 'bounce' FROM generate_series(1, 5) AS n`)
+    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
+
+    const response = await callAs(server, account)('POST', `/campaigns/${campaign.id}/send`, {})
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      success: true,
+      message: 'Campaign is being sent',
+      data: { id: campaign.id, status: 'SENDING' },
+    })
+
+    const received = await sink.waitForMessages(5_000, 90_000)
+    await vi.waitFor(
+      async () => expect((await campaignOf(server, account, campaign.id)).status).toBe('SENT'),
+      eventually,
+    )
+    const recipients = received.map((item) => item.envelope.to[0] ?? '')
+    expect(new Set(recipients).size).toBe(5_000)
+    expect(recipients.every((to) => /^reader-\d+@example\.org$/.test(to))).toBe(true)
+    for (const item of received.slice(0, 50)) {
+      const n = /reader-(\d+)@/.exec(item.envelope.to[0] ?? '')?.[1]
+      expect(item.parsed.subject).toBe(`Hello Reader ${n}`)
+      expect(item.parsed.html).toContain(`Dear Reader ${n} (reader-${n}@example.org)`)
+      const head =
+        item.raw
+          .toString()
+          .split('\r\n\r\n')[0]
+          ?.replace(/\r\n[ \t]+/g, ' ') ?? ''
+      expect(head).toMatch(/^List-Unsubscribe: <http:\/\/localhost:3000\/unsubscribe\/[\w-]+\.[\w-]+>$/m)
+      expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m)
+    }
+    expect(await campaignOf(server, account, campaign.id)).toMatchObject({ totalRecipients: 5_000, sentCount: 5_000 })
+    const stats = (await callAs(server, account)('GET', `/campaigns/${campaign.id}/stats`)).json()
+    expect(stats.data).toMatchObject({ totalRecipients: 5_000, sentCount: 5_000, bouncedCount: 0 })
+    // The sent record keeps the subject as the contact saw it.
+    const stored = await server.ctx.db.execute<{ subject: string; n: number }>(sql`
+      SELECT subject, count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND to_email = 'reader-7@example.org'
+      GROUP BY subject`)
+    expect(stored.rows).toEqual([{ subject: 'Hello Reader 7', n: 1 }])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(sink.messages).toHaveLength(5_000)
+
+    // A person opening one email shows in the campaign's stats, as the feedback recorded it.
+    const pixel = /src="(http[^"]+\/t\/open\/[^"]+)"/.exec(String(received[1]?.parsed.html))?.[1]
+    const opened = await server.app.inject({
+      method: 'GET',
+      url: new URL(pixel ?? 'http://x/none').pathname,
+      headers: { 'user-agent': chromeOnWindows },
+    })
+    expect(opened.statusCode).toBe(200)
+    await vi.waitFor(async () => {
+      const { data } = (await callAs(server, account)('GET', `/campaigns/${campaign.id}/stats`)).json()
+      expect(data).toMatchObject({ openedCount: 1, openRate: 0.02 })
+    }, eventually)
+    const openedRows = await server.ctx.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND opened_at IS NOT NULL`,
+    )
+    expect(openedRows.rows[0]?.n).toBe(1)
+
+    // The unsubscribe link of one message works for that contact alone.
+    const unsubscribe = /href="([^"]+\/unsubscribe\/[^"]+)"/.exec(String(received[0]?.parsed.html))?.[1]
+    const unsubscribed = await server.app.inject({
+      method: 'POST',
+      url: new URL(unsubscribe ?? '').pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    })
+    expect(unsubscribed.statusCode).toBeLessThan(400)
+    const left = await server.ctx.db.execute<{ email: string }>(sql`
+      SELECT email FROM contacts WHERE project_id = ${projectId} AND NOT subscribed AND email LIKE 'reader-%'`)
+    expect(left.rows.map((item) => item.email)).toEqual([received[0]?.envelope.to[0]])
+    await vi.waitFor(
+      async () => expect((await campaignOf(server, account, campaign.id)).unsubscribedCount).toBe(1),
+      eventually,
+    )
+
+    // Another project's key sees none of it.
+    const stranger = await createAccount(server)
+    for (const url of [`/campaigns/${campaign.id}`, `/campaigns/${campaign.id}/stats`]) {
+      expect((await callAs(server, stranger)('GET', url)).statusCode).toBe(404)
+    }
+    expect((await callAs(server, stranger)('POST', `/campaigns/${campaign.id}/cancel`)).statusCode).toBe(404)
+  })
+})
+
+describe('cancelling a campaign mid-send', () => {
+  let sink: SmtpSink
+  let env: ServerWithDns
+
+  beforeAll(async () => {
+    sink = await startSmtpSink()
+    // 200 campaign emails a second: the cancel lands while most of them are still queued.
+    env = await startServerWithDns({ config: { smtpUrl: sink.url, campaignRatePerSecond: 200 } })
+  })
+  afterAll(async () => {
+    await env.close()
+    await sink.close()
+  })
+
+  it('stops every email not yet handed over; the counts match what arrived; cancelling again is refused', async () => {
+    const { server } = env
+    const { account, from } = await sender(env, 'slow')
+    await insertContacts(server, account.project.id, 3_000, 'slow')
+    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
+    const call = callAs(server, account)
+    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    await sink.waitForMessages(20, 30_000)
+
+    const cancelled = await call('POST', `/campaigns/${campaign.id}/cancel`)
+    expect(cancelled.statusCode).toBe(200)
+    expect(cancelled.json()).toMatchObject({
+      success: true,
+      message: 'Campaign cancelled successfully',
+      data: { status: 'CANCELLED' },
+    })
+    const atCancel = sink.messages.length
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    // At most what the outbox had already taken from the queue goes out after the cancel.
+    expect(sink.messages.length - atCancel).toBeLessThanOrEqual(400)
+    expect(sink.messages.length).toBeLessThan(3_000)
+    await vi.waitFor(async () => {
+      const row = await campaignOf(server, account, campaign.id)
+      expect(row.sentCount).toBe(sink.messages.length)
+    }, eventually)
+    const after = await campaignOf(server, account, campaign.id)
+    expect(after.status).toBe('CANCELLED')
+    // Emails the outbox held at the cancel and stopped before the transport stay counted, as failed.
+    expect(after.totalRecipients - after.sentCount).toBeLessThanOrEqual(400)
+    const queued = await server.ctx.db.execute<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND status IN ('QUEUED', 'SENDING')`)
+    expect(queued.rows[0]?.n).toBe(0)
+
+    const again = await call('POST', `/campaigns/${campaign.id}/cancel`)
+    expect(again.statusCode).toBe(400)
+    expect(again.json().error.message).toBe('Can only cancel scheduled or sending campaigns')
+    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(400)
+  })
+})
