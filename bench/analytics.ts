@@ -25,6 +25,7 @@ import {
 import { countEvents } from '../src/modules/analytics/rollup-sql.js'
 import { getTimeseries, getTopCampaigns, getTopEvents } from '../src/modules/analytics/service.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
+import { medianMs } from './lib/median.js'
 
 const { values } = parseArgs({
   options: { size: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '7' } },
@@ -33,16 +34,8 @@ const size = Number(values.size)
 const runs = Number(values.runs)
 const dayMs = 24 * 60 * 60 * 1000
 
-async function median(run: () => Promise<unknown>): Promise<number> {
-  await run()
-  const times: number[] = []
-  for (let index = 0; index < runs; index++) {
-    const started = performance.now()
-    await run()
-    times.push(performance.now() - started)
-  }
-  times.sort((a, b) => a - b)
-  return Number((times[Math.floor(times.length / 2)] ?? 0).toFixed(2))
+function median(run: () => Promise<unknown>): Promise<number> {
+  return medianMs(run, runs)
 }
 
 async function main() {

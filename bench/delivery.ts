@@ -11,15 +11,12 @@
  * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
  * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { Worker } from 'node:worker_threads'
 import { createTransport } from 'nodemailer'
-import pg from 'pg'
 import { loadConfig } from '../src/config.js'
 import { createAppContext } from '../src/context.js'
 import { projects } from '../src/db/schema/index.js'
@@ -27,7 +24,10 @@ import { createLogger } from '../src/logger.js'
 import { enqueueEmails, type NewEmail, wakeOutbox } from '../src/modules/delivery/service.js'
 import { startDeliveryWorker } from '../src/modules/delivery/worker.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
+import { startCountingSink } from './lib/counting-sink.js'
 import { cpuMsOf, descendants } from './lib/cpu.js'
+import { openOwnDatabase } from './lib/own-database.js'
+import { reportResult } from './lib/result.js'
 
 const { values } = parseArgs({
   options: {
@@ -41,74 +41,6 @@ const rounds = Number(values.rounds)
 const warmup = Number(values.warmup)
 const smtpConnections = 8
 const domain = 'bench.mailroom.test'
-
-/**
- * A sink that only counts messages, on its own thread so its CPU does not show up on the sender's event loop
- * (it still shares the machine's cores with the sender, as a co-located relay would).
- */
-async function startCountingSink(): Promise<{
-  url: string
-  received(): number
-  waitFor(n: number): Promise<void>
-  close(): Promise<void>
-}> {
-  const smtpServer = createRequire(import.meta.url).resolve('smtp-server')
-  const worker = new Worker(
-    `const { SMTPServer } = require(${JSON.stringify(smtpServer)})
-     const { parentPort } = require('node:worker_threads')
-     let count = 0
-     const server = new SMTPServer({
-       authOptional: true, disabledCommands: ['STARTTLS'], logger: false, maxClients: 1000,
-       onData(stream, session, callback) {
-         stream.on('data', () => {})
-         stream.on('end', () => { count++; parentPort.postMessage({ count }); callback() })
-       },
-     })
-     server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.server.address().port }))
-     parentPort.on('message', () => server.close(() => parentPort.postMessage({ closed: true })))`,
-    { eval: true },
-  )
-  let count = 0
-  let waiter: { n: number; resolve(): void } | undefined
-  const port = await new Promise<number>((resolve) => {
-    worker.on('message', (message: { port?: number; count?: number }) => {
-      if (message.port) resolve(message.port)
-      if (message.count) {
-        count = message.count
-        if (waiter && count >= waiter.n) waiter.resolve()
-      }
-    })
-  })
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received: () => count,
-    waitFor: (n) =>
-      count >= n
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            waiter = { n, resolve }
-          }),
-    close: async () => {
-      await worker.terminate()
-    },
-  }
-}
-
-async function adminQuery(serverUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl })
-  await client.connect()
-  try {
-    await client.query(text)
-  } finally {
-    await client.end()
-  }
-}
-
-function databaseUrl(serverUrl: string, database: string): string {
-  const url = new URL(serverUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-}
 
 function benchEmail(index: number): NewEmail {
   return {
@@ -151,12 +83,10 @@ async function main() {
   const sink = await startCountingSink()
   // On a shared server the run gets a database of its own, dropped at the end, so it neither sees nor
   // touches anyone else's rows.
-  const serverUrl = process.env.DATABASE_URL
-  const benchDatabase = `mailroom_bench_${randomBytes(4).toString('hex')}`
-  if (serverUrl) await adminQuery(serverUrl, `CREATE DATABASE ${benchDatabase}`)
+  const database = await openOwnDatabase()
   const config = loadConfig({
     ...process.env,
-    ...(serverUrl ? { DATABASE_URL: databaseUrl(serverUrl, benchDatabase) } : {}),
+    ...database.env,
     DATA_DIR: dataDir,
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: sink.url,
@@ -211,7 +141,9 @@ async function main() {
       acceptToSinkMs: Math.round(totalMs),
       cpuMsPerEmail: cpuMsPerEmail(process.cpuUsage(cpu)),
       // The embedded PostgreSQL's processes (children of this one); not measurable on a DATABASE_URL server.
-      postgresCpuMsPerEmail: serverUrl ? null : Number(((postgresCpu() - postgresBefore) / size).toFixed(2)),
+      postgresCpuMsPerEmail: database.env.DATABASE_URL
+        ? null
+        : Number(((postgresCpu() - postgresBefore) / size).toFixed(2)),
       mainThreadBusy: Number(performance.eventLoopUtilization(elu).utilization.toFixed(2)),
     }
   }
@@ -257,15 +189,12 @@ async function main() {
     pass: median.outbox.emailsPerSecond >= 1000 && ratio(median) >= 0.5,
     at: new Date().toISOString(),
   }
-  console.log(JSON.stringify(result, null, 2))
-  const resultsDir = path.join(import.meta.dirname, 'results')
-  mkdirSync(resultsDir, { recursive: true })
-  writeFileSync(path.join(resultsDir, `delivery-${Date.now()}.json`), `${JSON.stringify(result, null, 2)}\n`)
+  reportResult(`delivery-${Date.now()}.json`, result)
 
   await outbox.stop()
   await ctx.close()
   await sink.close()
-  if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`)
+  await database.drop()
   rmSync(dataDir, { recursive: true, force: true })
 }
 

@@ -10,7 +10,7 @@
  * dropped at the end; otherwise an embedded PostgreSQL in a temporary directory.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -24,6 +24,7 @@ import type { BusEvent } from '../src/modules/events/bus.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
 import { projectRates } from '../src/modules/reputation/rates.js'
 import { reputationSubscriber } from '../src/modules/reputation/subscriber.js'
+import { reportResult } from './lib/result.js'
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '1000000' } } })
 const size = Number(values.size)
@@ -147,10 +148,7 @@ async function main() {
       rates,
       at: new Date().toISOString(),
     }
-    console.log(JSON.stringify(result, null, 2))
-    const resultsDir = path.join(import.meta.dirname, 'results')
-    mkdirSync(resultsDir, { recursive: true })
-    writeFileSync(path.join(resultsDir, 'reputation.json'), `${JSON.stringify(result, null, 2)}\n`)
+    reportResult('reputation.json', result)
   } finally {
     await ctx.close()
     if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${benchDatabase}`)

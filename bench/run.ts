@@ -5,15 +5,28 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { campaign } from './benchmarks/campaign.js'
 import { contactsImport } from './benchmarks/contacts-import.js'
 import { delivery } from './benchmarks/delivery.js'
 import { idleFootprint } from './benchmarks/idle-footprint.js'
+import { segmentCompute } from './benchmarks/segment-compute.js'
+import { segmentCount } from './benchmarks/segment-count.js'
 import { sendAccept, sendBatch } from './benchmarks/send.js'
 import { track } from './benchmarks/track.js'
 import { root } from './lib/server.js'
 import type { Benchmark } from './lib/types.js'
 
-const benchmarks: Benchmark[] = [sendAccept, sendBatch, track, delivery, contactsImport, idleFootprint]
+const benchmarks: Benchmark[] = [
+  sendAccept,
+  sendBatch,
+  track,
+  delivery,
+  campaign,
+  contactsImport,
+  idleFootprint,
+  segmentCount,
+  segmentCompute,
+]
 
 function machine() {
   return {

@@ -1,0 +1,300 @@
+/**
+ * Campaigns at scale, on one server process (API and worker, as `start` runs them):
+ *
+ * - queue: contacts in the project, `sendCampaign`, time until every recipient's email is in the outbox
+ *   (`queued_at` set by the fan-out), at 100k and at 1M contacts, with the outbox delivering meanwhile; then the
+ *   campaign is cancelled (its queued emails dropped), timed too.
+ * - delivery: a campaign to `size` contacts, from send until the last email reached a loopback SMTP sink
+ *   (DKIM-signed), against raw pooled nodemailer to the same sink in the same round; meanwhile a steady
+ *   `/v1/send` load over HTTP, whose accept-to-sink latency (request start to arrival) is the transactional p99.
+ *
+ *   npx tsx bench/campaign.ts [--contacts 100000] [--large 1000000] [--size 10000] [--rounds 3] [--rate 100]
+ *
+ * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
+ * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { eq, sql } from 'drizzle-orm'
+import { createTransport } from 'nodemailer'
+import { buildServer } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { createAppContext } from '../src/context.js'
+import { campaigns, projects } from '../src/db/schema/index.js'
+import { createLogger } from '../src/logger.js'
+import { cancelCampaign } from '../src/modules/campaigns/cancel.js'
+import { sendCampaign } from '../src/modules/campaigns/send.js'
+import { createDomain } from '../src/modules/domains/service.js'
+import { generateProjectKeys } from '../src/modules/projects/keys.js'
+import { createJobQueues, startWorker } from '../src/worker.js'
+import { startCountingSink } from './lib/counting-sink.js'
+import { cpuMsOf, descendants } from './lib/cpu.js'
+import { openOwnDatabase } from './lib/own-database.js'
+import { reportResult } from './lib/result.js'
+
+const { values } = parseArgs({
+  options: {
+    contacts: { type: 'string', default: '100000' },
+    large: { type: 'string', default: '1000000' },
+    size: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '100' },
+  },
+})
+const contactsCount = Number(values.contacts)
+const largeCount = Number(values.large)
+const size = Number(values.size)
+const rounds = Number(values.rounds)
+const transactionalRate = Number(values.rate)
+const smtpConnections = 8
+const domain = 'bench.mailroom.test'
+
+const body = `<h1>Hello {{ data.name }}</h1><p>${'Some news worth reading. '.repeat(20)}</p><p><a href="https://example.org/news">Read more</a> · <a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>`
+
+async function rawNodemailer(sinkUrl: string, count: number): Promise<number> {
+  const transport = createTransport({
+    url: sinkUrl,
+    pool: true,
+    maxConnections: smtpConnections,
+    maxMessages: Number.POSITIVE_INFINITY,
+  })
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      transport.sendMail({
+        from: { name: 'Bench', address: `news@${domain}` },
+        to: { name: '', address: `reader-${index}@example.org` },
+        subject: `Hello Reader ${index}`,
+        html: body.replace('{{ data.name }}', `Reader ${index}`),
+        text: `Hello Reader ${index}`,
+      }),
+    ),
+  )
+  const seconds = (performance.now() - started) / 1000
+  transport.close()
+  return count / seconds
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
+  const sink = await startCountingSink()
+  const database = await openOwnDatabase()
+  const config = loadConfig({
+    ...process.env,
+    ...database.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    MAIL_TRANSPORT: 'smtp',
+    SMTP_URL: sink.url,
+    // The bench measures the pipeline's speed; the default pace (200/s per project) is a sender's choice.
+    CAMPAIGN_RATE_PER_SECOND: '1000000',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'error',
+  })
+  const ctx = await createAppContext(config, createLogger(config), 'all')
+  const app = await buildServer(ctx)
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  await createJobQueues(ctx)
+  const worker = await startWorker(ctx)
+
+  const newProject = async (name: string) => {
+    const [project] = await ctx.db
+      .insert(projects)
+      .values({ name, ...generateProjectKeys() })
+      .returning()
+    if (!project) throw new Error('no project')
+    const added = await createDomain(ctx.db, ctx.config, project.id, { domain })
+    await ctx.db.execute(sql`UPDATE domains SET status = 'VERIFIED', verified_at = now() WHERE id = ${added.id}`)
+    return project
+  }
+  const addContacts = async (projectId: string, from: number, to: number) => {
+    // In slices, so one statement never holds a million rows' worth of work.
+    for (let start = from; start <= to; start += 100_000) {
+      await ctx.db.execute(sql`
+        INSERT INTO contacts (project_id, email, subscribed, data)
+        SELECT ${projectId}, 'reader-' || n || '@example.org', true, jsonb_build_object('name', 'Reader ' || n)
+        FROM generate_series(${start}::int, ${Math.min(to, start + 99_999)}::int) AS n`)
+    }
+    await ctx.db.execute(sql`ANALYZE contacts`)
+  }
+  const newCampaign = async (projectId: string) => {
+    const [campaign] = await ctx.db
+      .insert(campaigns)
+      .values({
+        projectId,
+        name: 'Bench',
+        subject: 'Hello {{ data.name }}',
+        body,
+        from: `news@${domain}`,
+        fromName: 'Bench',
+        audienceType: 'ALL',
+      })
+      .returning()
+    if (!campaign) throw new Error('no campaign')
+    return campaign
+  }
+  const queuedState = async (id: string) => {
+    const [row] = await ctx.db
+      .select({ queuedAt: campaigns.queuedAt, total: campaigns.totalRecipients })
+      .from(campaigns)
+      .where(eq(campaigns.id, id))
+    return row
+  }
+
+  /** Send, poll until fully queued, then cancel: the outbox delivers meanwhile, as it would. */
+  const measureQueue = async (projectId: string, recipients: number) => {
+    const campaign = await newCampaign(projectId)
+    const started = performance.now()
+    await sendCampaign(ctx, projectId, campaign.id, undefined)
+    const sendMs = performance.now() - started
+    for (;;) {
+      const state = await queuedState(campaign.id)
+      if (state?.queuedAt) {
+        if (state.total !== recipients) throw new Error(`queued ${state.total} of ${recipients}`)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const queuedMs = performance.now() - started
+    const cancelStarted = performance.now()
+    await cancelCampaign(ctx, projectId, campaign.id)
+    return {
+      recipients,
+      sendRequestMs: Math.round(sendMs),
+      queuedMs: Math.round(queuedMs),
+      recipientsPerSecond: Math.round(recipients / (queuedMs / 1000)),
+      cancelMs: Math.round(performance.now() - cancelStarted),
+    }
+  }
+
+  const queueProject = await newProject('queue')
+  await addContacts(queueProject.id, 1, contactsCount)
+  const queue = [await measureQueue(queueProject.id, contactsCount)]
+  if (largeCount > contactsCount) {
+    await addContacts(queueProject.id, contactsCount + 1, largeCount)
+    queue.push(await measureQueue(queueProject.id, largeCount))
+  }
+  // Let the outbox finish what it claimed before the delivery rounds.
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+
+  const deliveryProject = await newProject('delivery')
+  await addContacts(deliveryProject.id, 1, size)
+  const transactionalProject = await newProject('transactional')
+
+  let transactionalSent = 0
+  /** `/v1/send` at a steady rate; returns each email's accept-to-sink latency once stopped. */
+  const transactionalLoad = () => {
+    const started = new Map<number, number>()
+    const failures: string[] = []
+    const timer = setInterval(() => {
+      const id = transactionalSent++
+      started.set(id, Date.now())
+      fetch(`${base}/v1/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${transactionalProject.secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          to: `customer-${id}@example.org`,
+          from: `hello@${domain}`,
+          subject: 'Your password reset',
+          body: '<p>Reset it here.</p>',
+          headers: { 'X-Bench-Transactional': String(id) },
+        }),
+      })
+        .then(async (response) => {
+          if (!response.ok) failures.push(`${response.status} ${await response.text()}`)
+        })
+        .catch((err: unknown) => failures.push(String(err)))
+    }, 1000 / transactionalRate)
+    return async () => {
+      clearInterval(timer)
+      const ids = [...started.keys()]
+      const deadline = Date.now() + 30_000
+      while (ids.some((id) => !sink.arrivals.has(id)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const latencies = ids
+        .map((id) => (sink.arrivals.get(id) ?? Number.POSITIVE_INFINITY) - (started.get(id) ?? 0))
+        .sort((a, b) => a - b)
+      return {
+        sent: ids.length,
+        lost: latencies.filter((ms) => !Number.isFinite(ms)).length,
+        failures: failures.slice(0, 3),
+        p50Ms: percentile(latencies, 0.5),
+        p99Ms: percentile(latencies, 0.99),
+      }
+    }
+  }
+
+  /** Messages other than the transactional ones: raw nodemailer's and the campaigns'. */
+  const bulkArrived = () => sink.received() - sink.arrivals.size
+  const measureDelivery = async () => {
+    const campaign = await newCampaign(deliveryProject.id)
+    const stop = transactionalLoad()
+    const target = bulkArrived() + size
+    const cpu = process.cpuUsage()
+    const postgresBefore = postgresCpu()
+    const started = performance.now()
+    await sendCampaign(ctx, deliveryProject.id, campaign.id, undefined)
+    while (bulkArrived() < target) await new Promise((resolve) => setTimeout(resolve, 5))
+    const seconds = (performance.now() - started) / 1000
+    const used = process.cpuUsage(cpu)
+    const postgresMs = postgresCpu() - postgresBefore
+    const transactional = await stop()
+    return {
+      emailsPerSecond: Math.round(size / seconds),
+      // Every thread of this process (API, outbox, compose threads, sink) and the embedded PostgreSQL, per email.
+      cpuMsPerEmail: Number(((used.user + used.system) / 1000 / size).toFixed(2)),
+      postgresCpuMsPerEmail: database.env.DATABASE_URL ? null : Number((postgresMs / size).toFixed(2)),
+      transactional,
+    }
+  }
+
+  const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
+  const runs: ({ raw: number; ratio: number } & Awaited<ReturnType<typeof measureDelivery>>)[] = []
+  await rawNodemailer(sink.url, 2_000)
+  for (let round = 0; round < rounds; round++) {
+    const raw = await rawNodemailer(sink.url, size)
+    const delivered = await measureDelivery()
+    runs.push({ ...delivered, raw: Math.round(raw), ratio: Number((delivered.emailsPerSecond / raw).toFixed(2)) })
+  }
+  const median = [...runs].sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)]
+  if (!median) throw new Error('no measured round')
+  const hundredK = queue.find((item) => item.recipients === contactsCount)
+  const million = queue.find((item) => item.recipients === largeCount)
+  const result = {
+    bench: 'campaign',
+    contacts: contactsCount,
+    large: largeCount,
+    size,
+    rounds,
+    transactionalRatePerSecond: transactionalRate,
+    cores: availableParallelism(),
+    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
+    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    queue,
+    delivery: median,
+    runs,
+    bars: { queued100kMs: 5_000, queued1MMs: 60_000, minRatio: 0.8, transactionalP99Ms: 250 },
+    pass:
+      (hundredK?.queuedMs ?? 0) <= 5_000 * (contactsCount / 100_000) &&
+      (million === undefined || million.queuedMs <= 60_000) &&
+      median.ratio >= 0.8 &&
+      median.transactional.p99Ms <= 250,
+    at: new Date().toISOString(),
+  }
+  reportResult(`campaign-${Date.now()}.json`, result)
+
+  await app.close()
+  await worker.stop()
+  await ctx.close()
+  await sink.close()
+  await database.drop()
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+await main()
