@@ -12,8 +12,8 @@ import { runSendEmail } from './steps/send-email.js'
 import { runUpdateContact } from './steps/update-contact.js'
 import { runWebhook } from './steps/webhook.js'
 
-/** How long a claim holds an execution; longer than a webhook's 10 s, renewed at every transaction. */
-export const executionLeaseMs = 60_000
+/** How long a claim holds an execution: three times a webhook's 10 s; renewed at every transaction. */
+export const executionLeaseMs = 30_000
 
 type Execution = typeof workflowExecutions.$inferSelect
 type StepExecutionInsert = PgInsertValue<typeof workflowStepExecutions>
