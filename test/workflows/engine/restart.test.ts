@@ -87,7 +87,6 @@ describe('workflow executions across a killed worker', () => {
       },
       { timeout: 90_000, interval: 100 },
     )
-    expect(await second.stop('SIGTERM')).toBe(0)
 
     // Each step ran once per execution: one history row each, and one outbox email per SEND_EMAIL step.
     const history = await api.ctx.db.execute<{ step_name: string; status: string; n: number }>(sql`
@@ -118,6 +117,7 @@ describe('workflow executions across a killed worker', () => {
     ])
     // And every one of them reached the receiving server.
     await sink.waitForMessages(2 * contactCount, 60_000)
+    expect(await second.stop('SIGTERM')).toBe(0)
     const received = new Set(sink.messages.map((message) => `${message.envelope.to[0]} ${message.parsed.subject}`))
     expect(received.size).toBe(2 * contactCount)
   }, 240_000)

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Executor } from '../../../db/client.js'
-import { workflowSteps, workflowTransitions } from '../../../db/schema/index.js'
+import { workflowSteps, workflows, workflowTransitions } from '../../../db/schema/index.js'
 
 export type StepRow = typeof workflowSteps.$inferSelect
 export type TransitionRow = typeof workflowTransitions.$inferSelect
@@ -10,24 +10,32 @@ export type StepOutcome = { branch?: string; waitOutcome?: 'EVENT' | 'TIMEOUT' }
 
 /** A workflow's graph as the engine walks it: steps by id, and each step's way out in priority order. */
 export type WorkflowDefinition = {
+  workflow: { id: string; name: string }
   steps: ReadonlyMap<string, StepRow>
   outgoing: ReadonlyMap<string, readonly TransitionRow[]>
 }
 
 export async function loadDefinition(db: Executor, workflowId: string): Promise<WorkflowDefinition> {
-  const [steps, transitions] = await Promise.all([
-    db.select().from(workflowSteps).where(eq(workflowSteps.workflowId, workflowId)),
-    db
-      .select()
-      .from(workflowTransitions)
-      .where(eq(workflowTransitions.workflowId, workflowId))
-      .orderBy(asc(workflowTransitions.priority), asc(workflowTransitions.createdAt), asc(workflowTransitions.id)),
-  ])
+  // One after another: inside a transaction they share one connection.
+  const [workflow] = await db
+    .select({ id: workflows.id, name: workflows.name })
+    .from(workflows)
+    .where(eq(workflows.id, workflowId))
+  const steps = await db.select().from(workflowSteps).where(eq(workflowSteps.workflowId, workflowId))
+  const transitions = await db
+    .select()
+    .from(workflowTransitions)
+    .where(eq(workflowTransitions.workflowId, workflowId))
+    .orderBy(asc(workflowTransitions.priority), asc(workflowTransitions.createdAt), asc(workflowTransitions.id))
   const outgoing = new Map<string, TransitionRow[]>()
   for (const transition of transitions) {
     outgoing.set(transition.fromStepId, [...(outgoing.get(transition.fromStepId) ?? []), transition])
   }
-  return { steps: new Map(steps.map((step) => [step.id, step])), outgoing }
+  return {
+    workflow: workflow ?? { id: workflowId, name: '' },
+    steps: new Map(steps.map((step) => [step.id, step])),
+    outgoing,
+  }
 }
 
 /**

@@ -13,7 +13,13 @@ export type StepContext = {
   tx: Transaction
   projectId: string
   workflow: { id: string; name: string }
-  execution: { id: string; startedAt: Date; triggerKind: 'EVENT' | 'MANUAL'; context: Record<string, unknown> }
+  execution: {
+    id: string
+    contactId: string
+    startedAt: Date
+    triggerKind: 'EVENT' | 'MANUAL'
+    context: Record<string, unknown>
+  }
   /** Loaded on first use, once per transaction; `forget` after a step changed the contact. */
   contact(): Promise<ExecutionContact>
   forgetContact(): void

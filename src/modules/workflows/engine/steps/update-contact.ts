@@ -15,8 +15,7 @@ export async function runUpdateContact(step: StepRow, scope: StepContext): Promi
   const config = updateContactConfig.parse(step.config)
   const subscribed =
     config.subscriptionAction === 'subscribe' ? true : config.subscriptionAction === 'unsubscribe' ? false : undefined
-  const contact = await scope.contact()
-  const row = await updateContactRow(scope.tx, scope.projectId, contact.id, {
+  const row = await updateContactRow(scope.tx, scope.projectId, scope.execution.contactId, {
     subscribed,
     patch: resolveContactData(config.updates),
   })
