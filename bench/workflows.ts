@@ -1,0 +1,252 @@
+/**
+ * Workflows at scale, on one server process (API and worker, as `start` runs them):
+ *
+ * - triggers: `/v1/track` over HTTP at `rate` requests per second for `seconds`, each event for a new contact
+ *   starting an execution of a workflow TRIGGER → UPDATE_CONTACT; per execution, the time from the event's
+ *   row to the first step's record (both PostgreSQL clocks), p50/p95/p99, and how many ran.
+ * - delays: `waiting` executions inserted as waiting in a DELAY that ends at one moment (`dueInSeconds` away);
+ *   the process's memory before and after they exist, then how late after that moment the last one woke
+ *   (left its DELAY) and finished.
+ *
+ *   npx tsx bench/workflows.ts [--rate 1000] [--seconds 10] [--waiting 100000] [--due-in 20]
+ *
+ * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
+ * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { sql } from 'drizzle-orm'
+import { buildServer } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { createAppContext } from '../src/context.js'
+import { projects, workflowSteps, workflows, workflowTransitions } from '../src/db/schema/index.js'
+import { createLogger } from '../src/logger.js'
+import { generateProjectKeys } from '../src/modules/projects/keys.js'
+import { createJobQueues, startWorker } from '../src/worker.js'
+import { cpuMsOf, descendants } from './lib/cpu.js'
+import { openOwnDatabase } from './lib/own-database.js'
+import { reportResult } from './lib/result.js'
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    waiting: { type: 'string', default: '100000' },
+    'due-in': { type: 'string', default: '20' },
+  },
+})
+const rate = Number(values.rate)
+const seconds = Number(values.seconds)
+const waitingCount = Number(values.waiting)
+const dueInSeconds = Number(values['due-in'])
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024)
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
+  const database = await openOwnDatabase()
+  const config = loadConfig({
+    ...process.env,
+    ...database.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    MAIL_TRANSPORT: 'capture',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    LOG_LEVEL: 'error',
+  })
+  const ctx = await createAppContext(config, createLogger(config), 'all')
+  const app = await buildServer(ctx)
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  await createJobQueues(ctx)
+  const worker = await startWorker(ctx)
+
+  const [project] = await ctx.db
+    .insert(projects)
+    .values({ name: 'workflows', ...generateProjectKeys() })
+    .returning()
+  if (!project) throw new Error('no project')
+
+  /** An enabled workflow on `eventName`: TRIGGER, then `next` in a line; returns the ids. */
+  const newWorkflow = async (eventName: string, next: { type: 'UPDATE_CONTACT' | 'DELAY'; config: object }[]) => {
+    const [workflow] = await ctx.db
+      .insert(workflows)
+      .values({ projectId: project.id, name: eventName, eventName, triggerConfig: { eventName }, enabled: true })
+      .returning()
+    if (!workflow) throw new Error('no workflow')
+    const steps = await ctx.db
+      .insert(workflowSteps)
+      .values(
+        [{ type: 'TRIGGER' as const, config: { eventName } }, ...next].map((step, index) => ({
+          workflowId: workflow.id,
+          type: step.type,
+          name: `${step.type} ${index}`,
+          position: { x: 0, y: index * 100 },
+          config: step.config as Record<string, unknown>,
+        })),
+      )
+      .returning({ id: workflowSteps.id })
+    await ctx.db.insert(workflowTransitions).values(
+      steps.slice(1).map((step, index) => ({
+        workflowId: workflow.id,
+        fromStepId: steps[index]?.id ?? '',
+        toStepId: step.id,
+      })),
+    )
+    return { id: workflow.id, stepIds: steps.map((step) => step.id) }
+  }
+
+  // Triggers: one event per new contact at a steady rate.
+  const welcome = await newWorkflow('signed-up', [{ type: 'UPDATE_CONTACT', config: { updates: { welcomed: true } } }])
+  const total = rate * seconds
+  let failures = 0
+  const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
+  const cpu = process.cpuUsage()
+  const postgresBefore = postgresCpu()
+  const started = performance.now()
+  for (let sent = 0; sent < total; ) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate))
+    const batch: Promise<void>[] = []
+    for (; sent < due; sent++) {
+      batch.push(
+        fetch(`${base}/v1/track`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${project.publicKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: `reader-${sent}@example.org`, event: 'signed-up', data: { n: sent } }),
+        }).then(
+          async (response) => {
+            if (!response.ok) failures++
+            await response.arrayBuffer()
+          },
+          () => void failures++,
+        ),
+      )
+    }
+    await pause(5)
+    void Promise.all(batch)
+  }
+  const sendSeconds = (performance.now() - started) / 1000
+  const finished = async () => {
+    const result = await ctx.db.execute<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM workflow_executions WHERE workflow_id = ${welcome.id} AND status = 'COMPLETED'`)
+    return result.rows[0]?.n ?? 0
+  }
+  const deadline = Date.now() + 120_000
+  while ((await finished()) < total - failures && Date.now() < deadline) await pause(100)
+  const used = process.cpuUsage(cpu)
+  const postgresMs = postgresCpu() - postgresBefore
+  const latencies = await ctx.db.execute<{ ms: number; dispatch_ms: number }>(sql`
+    SELECT extract(epoch FROM h.created_at - e.created_at) * 1000 AS ms,
+      extract(epoch FROM x.created_at - e.created_at) * 1000 AS dispatch_ms
+    FROM workflow_executions x
+    JOIN events e ON e.id = x.trigger_event_id
+    JOIN workflow_step_executions h ON h.execution_id = x.id AND h.step_type = 'UPDATE_CONTACT'
+    WHERE x.workflow_id = ${welcome.id}`)
+  const sorted = latencies.rows.map((row) => Number(row.ms)).sort((a, b) => a - b)
+  const dispatch = latencies.rows.map((row) => Number(row.dispatch_ms)).sort((a, b) => a - b)
+  const triggers = {
+    events: total,
+    failures,
+    sendSeconds: Number(sendSeconds.toFixed(2)),
+    achievedRatePerSecond: Math.round(total / sendSeconds),
+    executionsCompleted: await finished(),
+    firstStepMs: {
+      p50: Math.round(percentile(sorted, 0.5)),
+      p95: Math.round(percentile(sorted, 0.95)),
+      p99: Math.round(percentile(sorted, 0.99)),
+    },
+    // Of which: from the event's row to its execution's (the event bus hands the event to the trigger).
+    startMs: { p50: Math.round(percentile(dispatch, 0.5)), p95: Math.round(percentile(dispatch, 0.95)) },
+    // This process (the load's HTTP client included) and the embedded PostgreSQL, per event.
+    cpuMsPerEvent: Number(((used.user + used.system) / 1000 / total).toFixed(2)),
+    postgresCpuMsPerEvent: database.env.DATABASE_URL ? null : Number((postgresMs / total).toFixed(2)),
+  }
+
+  // Delays: executions waiting in a DELAY that ends for all of them at one moment.
+  const delayed = await newWorkflow('delayed', [{ type: 'DELAY', config: { amount: 1, unit: 'minutes' } }])
+  const delayStepId = delayed.stepIds[1]
+  await pause(2_000)
+  global.gc?.()
+  const rssBefore = rssMb()
+  const dueAt = new Date(Date.now() + dueInSeconds * 1000)
+  const insertStarted = performance.now()
+  for (let from = 0; from < waitingCount; from += 50_000) {
+    const to = Math.min(waitingCount, from + 50_000)
+    await ctx.db.execute(sql`
+      WITH added AS (
+        INSERT INTO contacts (project_id, email, subscribed)
+        SELECT ${project.id}, 'waiting-' || n || '@example.org', true FROM generate_series(${from}::int, ${to - 1}::int) AS n
+        RETURNING id
+      ),
+      runs AS (
+        INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, trigger_kind, current_step_id, due_at)
+        SELECT ${project.id}, ${delayed.id}, id, 'WAITING', 'MANUAL', ${delayStepId}, ${dueAt.toISOString()}::timestamptz
+        FROM added
+        RETURNING id
+      )
+      INSERT INTO workflow_step_executions (execution_id, step_id, step_type, step_name, status, execute_after, started_at)
+      SELECT id, ${delayStepId}, 'DELAY', 'DELAY 1', 'WAITING', ${dueAt.toISOString()}::timestamptz, now() FROM runs`)
+  }
+  const insertSeconds = (performance.now() - insertStarted) / 1000
+  await pause(2_000)
+  global.gc?.()
+  const rssWaiting = rssMb()
+  while (Date.now() < dueAt.getTime()) await pause(100)
+  const wakeDeadline = Date.now() + 300_000
+  const state = async () => {
+    const result = await ctx.db.execute<{ done: number; last: string | null }>(sql`
+      SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS done, max(completed_at)::text AS last
+      FROM workflow_executions WHERE workflow_id = ${delayed.id}`)
+    return result.rows[0]
+  }
+  while (((await state())?.done ?? 0) < waitingCount && Date.now() < wakeDeadline) await pause(100)
+  const woke = await ctx.db.execute<{ p50: number; p95: number; last: number; n: number }>(sql`
+    SELECT count(*)::int AS n,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - ${dueAt.toISOString()}::timestamptz)) AS p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - ${dueAt.toISOString()}::timestamptz)) AS p95,
+      max(extract(epoch FROM completed_at - ${dueAt.toISOString()}::timestamptz)) AS last
+    FROM workflow_executions WHERE workflow_id = ${delayed.id} AND status = 'COMPLETED'`)
+  const wake = woke.rows[0]
+  const delays = {
+    waiting: waitingCount,
+    insertSeconds: Number(insertSeconds.toFixed(1)),
+    rssBeforeMb: rssBefore,
+    rssWhileWaitingMb: rssWaiting,
+    completed: wake?.n ?? 0,
+    lateSeconds: {
+      p50: Number(Number(wake?.p50 ?? 0).toFixed(2)),
+      p95: Number(Number(wake?.p95 ?? 0).toFixed(2)),
+      last: Number(Number(wake?.last ?? 0).toFixed(2)),
+    },
+  }
+
+  const result = {
+    bench: 'workflows',
+    cores: availableParallelism(),
+    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
+    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    triggers,
+    delays,
+    bars: { eventsPerSecond: 1_000, firstStepP95Ms: 1_000, waiting: 100_000, wakeWithinSeconds: 5 },
+    pass:
+      triggers.achievedRatePerSecond >= rate * 0.95 &&
+      triggers.executionsCompleted === total &&
+      triggers.firstStepMs.p95 <= 1_000 &&
+      delays.completed === waitingCount &&
+      delays.lateSeconds.last <= 5,
+    at: new Date().toISOString(),
+  }
+  reportResult(`workflows-${Date.now()}.json`, result)
+
+  await app.close()
+  await worker.stop()
+  await ctx.close()
+  await database.drop()
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+await main()
