@@ -38,6 +38,7 @@ import { registerTrackingRoutes } from './modules/tracking/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
 import { registerWebhookRoutes } from './modules/webhooks/routes.js'
+import { registerWorkflowExecutionRoutes } from './modules/workflows/executions/routes.js'
 import { registerWorkflowRoutes } from './modules/workflows/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
@@ -119,6 +120,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerCampaignRoutes(app, ctx)
   registerSegmentRoutes(app, ctx)
   registerWorkflowRoutes(app, ctx)
+  registerWorkflowExecutionRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
   registerSuppressionRoutes(app, ctx)
   registerReputationRoutes(app, ctx)

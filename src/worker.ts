@@ -18,6 +18,8 @@ import { startInboundReceiver } from './modules/inbound/receiver.js'
 import { reputationSubscriber } from './modules/reputation/subscriber.js'
 import { sweepSegmentsJob } from './modules/segments/jobs.js'
 import { segmentSubscriber } from './modules/segments/subscriber.js'
+import { workflowsLoop } from './modules/workflows/engine/loop.js'
+import { workflowSubscriber } from './modules/workflows/executions/triggers.js'
 
 /*
  * Everything a worker process runs, listed once and started by `startWorker`, as app.ts lists every route.
@@ -37,10 +39,10 @@ const jobs: readonly JobDefinition[] = [
 ]
 
 /** Background loops (work that must start sooner than a job queue polls). */
-const loops: readonly LoopDefinition[] = [dispatchEventsLoop, campaignsLoop]
+const loops: readonly LoopDefinition[] = [dispatchEventsLoop, campaignsLoop, workflowsLoop]
 
 /** In-app subscribers of committed events; they run inside the event bus's dispatch transaction. */
-const eventSubscribers = [reputationSubscriber, countDispatchedEvents, segmentSubscriber] as const
+const eventSubscribers = [reputationSubscriber, countDispatchedEvents, segmentSubscriber, workflowSubscriber] as const
 
 /** Creates or updates every job queue; every process does it, so an API process can enqueue. */
 export function createJobQueues(ctx: AppContext): Promise<void> {

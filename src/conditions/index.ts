@@ -1,6 +1,6 @@
 /** The condition engine (DESIGN.md §4, docs/decisions/0014): one tree, two back ends (SQL and in memory). */
 export { matchesCondition } from './evaluate.js'
-export { conditionOperators, type EmailActivity } from './fields.js'
+export { type ConditionOperator, conditionOperators, type EmailActivity } from './fields.js'
 export { type Instant, instantOfDate } from './instant.js'
 export { conditionLimits } from './limits.js'
 export { type PreparedCondition, prepareCondition } from './prepare.js'

@@ -1,0 +1,33 @@
+import type { AppContext } from '../../../context.js'
+import type { Transaction } from '../../../db/client.js'
+import type { StepOutcome } from './definition.js'
+
+export type StepOutput = Record<string, unknown>
+
+/** The contact an execution runs for, as steps read it. */
+export type ExecutionContact = { id: string; email: string; subscribed: boolean; data: Record<string, unknown> }
+
+/** What a step sees: its execution, inside the transaction that records the step. */
+export type StepContext = {
+  ctx: AppContext
+  tx: Transaction
+  projectId: string
+  workflow: { id: string; name: string }
+  execution: { id: string; startedAt: Date; triggerKind: 'EVENT' | 'MANUAL'; context: Record<string, unknown> }
+  /** Loaded on first use, once per transaction; `forget` after a step changed the contact. */
+  contact(): Promise<ExecutionContact>
+  forgetContact(): void
+}
+
+/**
+ * How a step ended: go on (along the transition of its outcome), wait (a DELAY or WAIT_FOR_EVENT, due again at
+ * `dueAt`), leave the workflow, fail it, or call out over HTTP outside the transaction (WEBHOOK).
+ */
+export type StepResult =
+  | { kind: 'next'; output: StepOutput; outcome?: StepOutcome }
+  | { kind: 'wait'; output: StepOutput; dueAt: Date | null; waitingFor?: string }
+  | { kind: 'exit'; output: StepOutput; reason: string }
+  | { kind: 'fail'; error: string; output?: StepOutput }
+  | { kind: 'call'; output: StepOutput; call: () => Promise<StepResult> }
+
+export const failed = (error: string, output?: StepOutput): StepResult => ({ kind: 'fail', error, output })

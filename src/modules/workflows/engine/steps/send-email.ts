@@ -1,0 +1,75 @@
+import { and, eq } from 'drizzle-orm'
+import { unsubscribeMailDomain } from '../../../../config.js'
+import { templates } from '../../../../db/schema/index.js'
+import { AppError } from '../../../../errors.js'
+import { listUnsubscribeHeaders } from '../../../../mail/outbound/list-unsubscribe.js'
+import { renderEmail } from '../../../../mail/outbound/render.js'
+import { withSubscriptionUrls } from '../../../../mail/outbound/subscription-links.js'
+import { enqueueEmails } from '../../../delivery/service.js'
+import { sendEmailConfig } from '../../steps/config.js'
+import type { StepRow } from '../definition.js'
+import { failed, type StepContext, type StepResult } from '../step-context.js'
+
+/**
+ * SEND_EMAIL: the step's template rendered for the contact, put in the outbox in the transaction that completes
+ * the step, so a retried step can never send twice. Marketing mail skips an unsubscribed contact and carries the
+ * one-click unsubscribe headers; suppressed addresses are stopped by the outbox, as for any email.
+ */
+export async function runSendEmail(step: StepRow, scope: StepContext): Promise<StepResult> {
+  const config = sendEmailConfig.parse(step.config)
+  const templateId = step.templateId ?? config.templateId
+  if (!templateId) return failed('The step has no template')
+  const [template] = await scope.tx
+    .select()
+    .from(templates)
+    .where(and(eq(templates.id, templateId), eq(templates.projectId, scope.projectId)))
+  if (!template) return failed('The template of the step no longer exists')
+  const contact = await scope.contact()
+  const toContact = config.recipient.type === 'CONTACT'
+  const recipientEmail = config.recipient.type === 'CUSTOM' ? config.recipient.customEmail : contact.email
+  const marketing = template.type === 'MARKETING'
+  const summary = { recipientType: config.recipient.type, recipientEmail, templateId }
+  if (marketing && toContact && !contact.subscribed) {
+    return { kind: 'next', output: { ...summary, skipped: true, reason: 'unsubscribed' } }
+  }
+  const subject = { projectId: scope.projectId, contactId: contact.id }
+  const { config: appConfig } = scope.ctx
+  let rendered: { subject: string; html: string }
+  try {
+    rendered = await renderEmail(
+      template,
+      withSubscriptionUrls(
+        { id: contact.id, email: contact.email, data: contact.data },
+        appConfig.publicUrl,
+        appConfig.secret,
+        subject,
+      ),
+    )
+  } catch (err) {
+    if (err instanceof AppError) return failed(err.message, summary)
+    throw err
+  }
+  const [emailId] = await enqueueEmails(scope.tx, scope.projectId, [
+    {
+      from: { email: template.from, name: template.fromName },
+      to: { email: recipientEmail },
+      replyTo: template.replyTo,
+      subject: rendered.subject,
+      html: rendered.html,
+      headers: marketing
+        ? listUnsubscribeHeaders({
+            publicUrl: appConfig.publicUrl,
+            secret: appConfig.secret,
+            subject,
+            inboundDomain: unsubscribeMailDomain(appConfig),
+          })
+        : undefined,
+      // A custom recipient (a team inbox, say) is not the contact: the email is no part of its activity.
+      contactId: toContact ? contact.id : null,
+      templateId,
+      sourceType: 'WORKFLOW',
+      marketing,
+    },
+  ])
+  return { kind: 'next', output: { ...summary, emailId, sentAt: new Date().toISOString() } }
+}

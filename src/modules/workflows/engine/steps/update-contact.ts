@@ -1,0 +1,39 @@
+import { resolveContactData } from '../../../contacts/data-rules.js'
+import { publishSubscriptionChange } from '../../../contacts/service.js'
+import { updateContactRow } from '../../../contacts/sql.js'
+import { reevaluateContacts } from '../../../segments/membership.js'
+import { updateContactConfig } from '../../steps/config.js'
+import type { StepRow } from '../definition.js'
+import { failed, type StepContext, type StepResult } from '../step-context.js'
+
+/**
+ * UPDATE_CONTACT: the contact rules of the API (data merged, `null` removes a key; an explicit subscription
+ * choice ends a snooze), `contact.(un)subscribed` only for a real flip, tracked segments re-evaluated, all in
+ * the step's transaction.
+ */
+export async function runUpdateContact(step: StepRow, scope: StepContext): Promise<StepResult> {
+  const config = updateContactConfig.parse(step.config)
+  const subscribed =
+    config.subscriptionAction === 'subscribe' ? true : config.subscriptionAction === 'unsubscribe' ? false : undefined
+  const contact = await scope.contact()
+  const row = await updateContactRow(scope.tx, scope.projectId, contact.id, {
+    subscribed,
+    patch: resolveContactData(config.updates),
+  })
+  if (!row) return failed('The contact no longer exists')
+  scope.forgetContact()
+  if (row.previous_subscribed !== row.subscribed) {
+    await publishSubscriptionChange(scope.tx, scope.projectId, row.id, row.subscribed)
+  }
+  if (config.updates) await reevaluateContacts(scope.tx, scope.ctx.log, new Map([[scope.projectId, [row.id]]]))
+  return {
+    kind: 'next',
+    output: {
+      updated: true,
+      updates: config.updates ?? {},
+      newData: row.data,
+      subscriptionAction: config.subscriptionAction,
+      subscribed: row.subscribed,
+    },
+  }
+}
