@@ -131,6 +131,25 @@ describe('steps: add', () => {
     expect(await storedGraph(server, workflow.id)).toEqual(before)
   })
 
+  it('a WEBHOOK step needs a static http(s) scheme and a literal method', async () => {
+    const owner = await createAccount(server)
+    const workflow = await createWorkflow(server, owner)
+    const before = await storedGraph(server, workflow.id)
+    const hook = (config: Record<string, unknown>) =>
+      postStep(server, owner, workflow.id, { type: 'WEBHOOK', name: 'Notify', config })
+    expectInvalid(await hook({ url: '{{data.endpoint}}/hook' }), ['config.url'])
+    expectInvalid(await hook({ url: 'ftp://example.com/hook' }), ['config.url'])
+    expectInvalid(await hook({ url: 'https://example.com/hook', method: '{{data.method}}' }), ['config.method'])
+    expect(await storedGraph(server, workflow.id)).toEqual(before)
+    const saved = await hook({ url: 'https://example.com/hooks/{{event.id}}', headers: { 'X-Token': 'abc' } })
+    expect(saved.statusCode, saved.body).toBe(201)
+    expect(saved.json().config).toEqual({
+      url: 'https://example.com/hooks/{{event.id}}',
+      method: 'POST',
+      headers: { 'X-Token': 'abc' },
+    })
+  })
+
   it('answers missing required fields with Plunk message as a 400', async () => {
     const owner = await createAccount(server)
     const workflow = await createWorkflow(server, owner)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { workflowStepType } from '../../../db/schema/index.js'
+import { webhookStepConfig } from '../webhook/index.js'
 import {
   conditionConfig,
   delayConfig,
@@ -11,9 +12,6 @@ import {
 } from './config.js'
 
 export type StepType = (typeof workflowStepType.enumValues)[number]
-
-/** Until the WEBHOOK step's schema lands (webhook/index.ts), no WEBHOOK step can be saved. */
-const webhookStepConfig = z.never({ error: 'WEBHOOK steps are not available yet' })
 
 /** Each step type's config schema: what a saved step's `config` must satisfy. */
 export const configSchemaByType: Record<StepType, z.ZodType<Record<string, unknown>>> = {
