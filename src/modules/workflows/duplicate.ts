@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { asc, eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { workflowSteps, workflows, workflowTransitions } from '../../db/schema/index.js'
+import { editTransaction } from './edit-transaction.js'
 import type { WorkflowView } from './schemas.js'
 import { findWorkflowRow, toWorkflowView } from './views.js'
 
@@ -11,7 +12,7 @@ import { findWorkflowRow, toWorkflowView } from './views.js'
  * and auto-connected, in that order), a millisecond apart.
  */
 export async function duplicateWorkflow(db: Database, projectId: string, workflowId: string): Promise<WorkflowView> {
-  return db.transaction(async (tx) => {
+  return editTransaction(db, async (tx) => {
     const original = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const [steps, transitions] = await Promise.all([
       tx

@@ -4,6 +4,7 @@ import type { Database, Transaction } from '../../db/client.js'
 import { projects, workflowSteps, workflows } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { assertNoActiveRuns } from './active.js'
+import { editTransaction } from './edit-transaction.js'
 import { assertRunnable } from './runnable.js'
 import { sameJson } from './same-json.js'
 import {
@@ -95,7 +96,7 @@ export async function updateWorkflow(
   workflowId: string,
   input: WorkflowUpdate,
 ): Promise<WorkflowUpdated> {
-  return db.transaction(async (tx) => {
+  return editTransaction(db, async (tx) => {
     const current = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const trigger = nextTrigger(current, input)
     const retrigger = trigger && triggerChanged(current, trigger) ? trigger : undefined
@@ -120,7 +121,7 @@ export async function updateWorkflow(
 
 /** `DELETE /workflows/:id`: 409 while executions are RUNNING or WAITING (spec), counted by the counters. */
 export async function deleteWorkflow(db: Database, projectId: string, workflowId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await editTransaction(db, async (tx) => {
     const current = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const active = activeExecutionCount(current)
     if (active > 0) {

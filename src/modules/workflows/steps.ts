@@ -3,6 +3,7 @@ import type { Database, Transaction } from '../../db/client.js'
 import { workflowSteps, workflowTransitions } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { assertNoActiveRuns, assertNoExecutionOnStep } from './active.js'
+import { editTransaction } from './edit-transaction.js'
 import { assertTransitionsFit, freeExits, type StepExit } from './graph.js'
 import { findStepRow, type Graph, loadGraph } from './load-graph.js'
 import { sameJson } from './same-json.js'
@@ -51,7 +52,7 @@ export async function addStep(
   workflowId: string,
   input: StepCreate,
 ): Promise<StepView> {
-  return db.transaction(async (tx) => {
+  return editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const graph = await loadGraph(tx, workflow.id)
     if (input.type === 'TRIGGER' && graph.steps.some((step) => step.type === 'TRIGGER')) {
@@ -105,7 +106,7 @@ export async function updateStep(
   stepId: string,
   input: StepUpdate,
 ): Promise<StepView> {
-  return db.transaction(async (tx) => {
+  return editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const step = await findStepRow(tx, workflow.id, stepId)
     const content: Partial<StepContent> =
@@ -169,7 +170,7 @@ export async function deleteStep(
   stepId: string,
   options: { splice: boolean },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const step = await findStepRow(tx, workflow.id, stepId)
     if (step.type === 'TRIGGER') {

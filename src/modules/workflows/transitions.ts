@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js'
 import { workflowTransitions } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { assertNoExecutionOnStep } from './active.js'
+import { editTransaction } from './edit-transaction.js'
 import { assertExitFree, reaches, requestedExit } from './graph.js'
 import { findStepRow, findTransitionRow, loadGraph } from './load-graph.js'
 import type { TransitionCreate, TransitionView } from './schemas.js'
@@ -20,7 +21,7 @@ export async function createTransition(
   workflowId: string,
   input: TransitionCreate,
 ): Promise<TransitionView> {
-  return db.transaction(async (tx) => {
+  return editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     if (input.fromStepId === input.toStepId) throw new AppError('BAD_REQUEST', 'A step cannot be connected to itself')
     const { steps, edges } = await loadGraph(tx, workflow.id)
@@ -66,7 +67,7 @@ export async function deleteTransition(
   workflowId: string,
   transitionId: string,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const transition = await findTransitionRow(tx, workflow.id, transitionId)
     const from = await findStepRow(tx, workflow.id, transition.fromStepId)
