@@ -38,8 +38,7 @@ export async function getActivityStats(
     totalMachineClicks: byType.get('email.machine_clicked') ?? 0,
     totalEmailsBounced: byType.get('email.bounced') ?? 0,
     totalEmailsComplained: byType.get('email.complaint') ?? 0,
-    // Workflow executions are counted here once workflows exist.
-    totalWorkflowsStarted: 0,
+    totalWorkflowsStarted: byType.get('workflow.started') ?? 0,
     openRate: percentOf(opened, sent),
     clickRate: percentOf(clicked, sent),
     byType: [...byType]
@@ -91,10 +90,24 @@ type ScheduledCampaignRow = {
   scheduled_for: string
 }
 
+type WaitingExecutionRow = {
+  id: string
+  contact_id: string
+  email: string
+  workflow_id: string
+  workflow_name: string
+  step_id: string | null
+  step_name: string | null
+  step_type: string | null
+  waiting_for: string | null
+  due_at: string
+}
+
 /**
  * What is about to happen, soonest first: scheduled campaigns, and emails waiting in the outbox for a later
  * attempt (a retry after a temporary failure). A campaign's own emails paced into the next minutes are not
- * listed one by one: its progress is the campaign's. Waiting workflow steps join this list with workflows.
+ * listed one by one: its progress is the campaign's. And workflow executions waiting for a DELAY to end or a
+ * wait to time out, by the active executions' (project, due time) index.
  */
 export async function listUpcomingActivity(
   db: Executor,
@@ -102,7 +115,7 @@ export async function listUpcomingActivity(
   query: UpcomingQuery,
 ): Promise<{ data: UpcomingActivity[] }> {
   const until = new Date(Date.now() + query.daysAhead * dayMs)
-  const [emails, campaigns] = await Promise.all([
+  const [emails, campaigns, executions] = await Promise.all([
     db.execute<ScheduledEmailRow>(sql`
       SELECT m.id, m.contact_id, c.email, m.subject, m.attempts, m.source_type, m.campaign_id, m.template_id,
         m.next_attempt_at
@@ -115,6 +128,16 @@ export async function listUpcomingActivity(
       SELECT id, name, subject, total_recipients, scheduled_for FROM campaigns
       WHERE project_id = ${projectId} AND status = 'SCHEDULED' AND scheduled_for <= ${until}
       ORDER BY scheduled_for, id
+      LIMIT ${query.limit}`),
+    db.execute<WaitingExecutionRow>(sql`
+      SELECT x.id, x.contact_id, c.email, x.workflow_id, w.name AS workflow_name, s.id AS step_id,
+        s.name AS step_name, s.type AS step_type, x.waiting_for, x.due_at
+      FROM workflow_executions x
+      JOIN contacts c ON c.id = x.contact_id
+      JOIN workflows w ON w.id = x.workflow_id
+      LEFT JOIN workflow_steps s ON s.id = x.current_step_id
+      WHERE x.project_id = ${projectId} AND x.status = 'WAITING' AND x.due_at > now() AND x.due_at <= ${until}
+      ORDER BY x.due_at, x.id
       LIMIT ${query.limit}`),
   ])
   const upcoming: UpcomingActivity[] = [
@@ -138,6 +161,19 @@ export async function listUpcomingActivity(
       timestamp: new Date(row.scheduled_for),
       contact: null,
       data: { campaignId: row.id, name: row.name, subject: row.subject, totalRecipients: row.total_recipients },
+    })),
+    ...executions.rows.map((row) => ({
+      id: row.id,
+      type: 'workflow.waiting',
+      timestamp: new Date(row.due_at),
+      contact: { id: row.contact_id, email: row.email },
+      data: {
+        executionId: row.id,
+        workflowId: row.workflow_id,
+        workflowName: row.workflow_name,
+        step: row.step_id ? { id: row.step_id, name: row.step_name, type: row.step_type } : null,
+        waitingFor: row.waiting_for,
+      },
     })),
   ]
   upcoming.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a.id.localeCompare(b.id))

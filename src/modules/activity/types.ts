@@ -19,6 +19,7 @@ export const activityTypes = [
   'segment.exit',
   'workflow.started',
   'workflow.completed',
+  'workflow.failed',
 ] as const
 export type ActivityType = (typeof activityTypes)[number]
 
@@ -36,6 +37,9 @@ const typeByEventName = new Map<string, ActivityType>(
     'email.complaint': 'email.complaint',
     'contact.subscribed': 'contact.subscribed',
     'contact.unsubscribed': 'contact.unsubscribed',
+    'workflow.started': 'workflow.started',
+    'workflow.completed': 'workflow.completed',
+    'workflow.failed': 'workflow.failed',
   } satisfies Record<string, ActivityType>),
 )
 

@@ -2,7 +2,14 @@
 export const contactSubscribedEvent = 'contact.subscribed'
 export const contactUnsubscribedEvent = 'contact.unsubscribed'
 
-const reservedPatterns = [/^email\./, /^contact\.(un)?subscribed$/, /^segment\.[^.]+\.(entry|exit)$/]
+const reservedPatterns = [/^email\./, /^contact\.(un)?subscribed$/, /^segment\.[^.]+\.(entry|exit)$/, /^workflow\./]
+
+/** What workflow executions record in the event log (the activity feed); they start no workflow. */
+export const workflowEventNames = {
+  started: 'workflow.started',
+  completed: 'workflow.completed',
+  failed: 'workflow.failed',
+} as const
 
 export function isReservedEventName(name: string): boolean {
   const lower = name.toLowerCase()

@@ -149,3 +149,21 @@ export async function historyOf(server: TestServer, executionId: string): Promis
     .orderBy(asc(workflowStepExecutions.createdAt), asc(workflowStepExecutions.id))
   return rows.map((row) => `${row.name}:${row.status}`)
 }
+
+/** The steps an execution ran, in order, with what each recorded. */
+export async function stepsOf(server: TestServer, executionId: string) {
+  return server.ctx.db
+    .select({
+      name: workflowStepExecutions.stepName,
+      type: workflowStepExecutions.stepType,
+      status: workflowStepExecutions.status,
+      output: workflowStepExecutions.output,
+      error: workflowStepExecutions.error,
+    })
+    .from(workflowStepExecutions)
+    .where(eq(workflowStepExecutions.executionId, executionId))
+    .orderBy(asc(workflowStepExecutions.createdAt), asc(workflowStepExecutions.id))
+}
+
+/** For checks that something did not happen: long enough for the worker loop (100 ms idle) to act several times. */
+export const settle = (ms = 500) => new Promise((resolve) => setTimeout(resolve, ms))

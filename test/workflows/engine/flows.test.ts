@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { contacts, emails } from '../../../src/db/schema/index.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../../helpers/domains.js'
-import { type Account, createAccount, createContact } from '../../helpers/factories.js'
+import { eventually } from '../../helpers/emails.js'
+import { type Account, callAs, createAccount, createContact } from '../../helpers/factories.js'
 import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
 import { executionsWhen, historyOf, insertTemplate, insertWorkflow, track } from './fixtures.js'
 
@@ -51,6 +52,15 @@ describe('workflow executions, end to end', () => {
     const [waiting] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'WAITING')
     expect(waiting?.dueAt?.getTime()).toBeGreaterThan(trackedAt + 1_000)
     expect(sink.messages).toHaveLength(0)
+    const upcoming = await callAs(server, account)('GET', '/activity/upcoming')
+    expect(upcoming.json().data).toContainEqual(
+      expect.objectContaining({
+        type: 'workflow.waiting',
+        timestamp: waiting?.dueAt?.toISOString(),
+        contact: { id: contact.id, email: contact.email },
+        data: expect.objectContaining({ executionId: waiting?.id, workflowId: workflow.id, waitingFor: null }),
+      }),
+    )
 
     const [message] = await sink.waitForMessages(1)
     expect(message?.envelope.to).toEqual([contact.email])
@@ -68,6 +78,20 @@ describe('workflow executions, end to end', () => {
       .from(emails)
       .where(eq(emails.toEmail, contact.email))
     expect(sent).toEqual([{ sourceType: 'WORKFLOW', contactId: contact.id, templateId }])
+    // The feed shows the run's start and end; the stats count the start.
+    const feed = await vi.waitFor(async () => {
+      const response = await callAs(server, account)(
+        'GET',
+        `/activity?contactId=${contact.id}&types=workflow.started,workflow.completed`,
+      )
+      const items = response.json<{ data: { type: string; data: Record<string, unknown> }[] }>().data
+      if (items.length < 2) throw new Error('not yet')
+      return items
+    }, eventually)
+    expect(feed.map((item) => item.type)).toEqual(['workflow.completed', 'workflow.started'])
+    expect(feed[0]?.data).toMatchObject({ workflowId: workflow.id, executionId: done?.id, status: 'COMPLETED' })
+    const stats = await callAs(server, account)('GET', '/activity/stats')
+    expect(stats.json().totalWorkflowsStarted).toBeGreaterThanOrEqual(1)
   })
 
   it('ends a WAIT_FOR_EVENT by its event in one execution and by its timeout in another, on their own ways', async () => {

@@ -3,6 +3,8 @@ import type { PgInsertValue } from 'drizzle-orm/pg-core'
 import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
 import { contacts, workflowExecutions, workflowStepExecutions, workflows } from '../../../db/schema/index.js'
+import { type EventInput, publishEvents } from '../../events/bus.js'
+import { workflowEventNames } from '../../events/names.js'
 import { delayConfig, delayMinutes, exitConfig, waitForEventConfig } from '../steps/config.js'
 import type { ClaimedExecution } from './claim.js'
 import { loadDefinition, nextStep, type StepOutcome, type StepRow, type WorkflowDefinition } from './definition.js'
@@ -108,6 +110,8 @@ class Walk {
   private readonly history: StepExecutionInsert[] = []
   private readonly changes: ExecutionChanges = {}
   private contactCache: Promise<ExecutionContact> | undefined
+  /** Whether this stretch ran the TRIGGER step: the execution's start, for the activity feed. */
+  private started = false
   private current: StepRow | undefined
   private readonly context: Record<string, unknown>
 
@@ -272,6 +276,7 @@ class Walk {
     const scope = this.scope()
     switch (step.type) {
       case 'TRIGGER':
+        this.started = true
         return {
           kind: 'next',
           output: { triggered: true, eventName: step.config.eventName ?? null, timestamp: new Date().toISOString() },
@@ -335,6 +340,26 @@ class Walk {
     this.changes.waitingFor = null
   }
 
+  /** The feed's records of this stretch: `workflow.started`, and how it ended. */
+  private activity() {
+    const { status, exitReason } = this.changes
+    const base = {
+      projectId: this.execution.projectId,
+      contactId: this.execution.contactId,
+      data: { workflowId: this.workflow.id, workflowName: this.workflow.name, executionId: this.execution.id },
+    }
+    const events: EventInput[] = this.started ? [{ ...base, name: workflowEventNames.started }] : []
+    if (status === 'COMPLETED' || status === 'EXITED' || status === 'FAILED') {
+      events.push({
+        ...base,
+        name: status === 'FAILED' ? workflowEventNames.failed : workflowEventNames.completed,
+        data: { ...base.data, status, reason: exitReason ?? null },
+      })
+    }
+    this.started = false
+    return events
+  }
+
   private record(
     step: StepRow,
     status: StepExecutionInsert['status'],
@@ -368,6 +393,7 @@ class Walk {
    */
   async save(): Promise<Date | undefined> {
     if (this.history.length > 0) await this.tx.insert(workflowStepExecutions).values(this.history.splice(0))
+    await publishEvents(this.tx, this.activity())
     const running = this.changes.status === undefined || this.changes.status === 'RUNNING'
     const lease = running && this.current?.type === 'WEBHOOK' ? new Date(Date.now() + executionLeaseMs) : undefined
     await this.tx

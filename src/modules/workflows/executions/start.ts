@@ -27,7 +27,9 @@ export async function startManualExecution(
       .from(workflows)
       .leftJoin(workflowSteps, and(eq(workflowSteps.workflowId, workflows.id), eq(workflowSteps.type, 'TRIGGER')))
       .where(and(eq(workflows.id, workflowId), eq(workflows.projectId, projectId)))
-      .for('share', { of: workflows })
+      // The lock the counters trigger takes when the execution is inserted: taken up front, so two starts
+      // queue here instead of both holding a share lock and deadlocking on the upgrade.
+      .for('no key update', { of: workflows })
     if (!workflow) throw notFound('Workflow')
     if (!workflow.enabled) throw new AppError('BAD_REQUEST', 'Workflow is not enabled')
     const [contact] = await tx

@@ -6,7 +6,8 @@ import type { BusEvent, EventSubscriber } from '../../events/bus.js'
 function batchJson(events: readonly BusEvent[]): string {
   return JSON.stringify(
     events
-      .filter((event) => event.contactId !== null)
+      // An execution's own records (`workflow.*`) start and resume nothing: a workflow cannot feed itself.
+      .filter((event) => event.contactId !== null && !event.name.startsWith('workflow.'))
       .map((event, position) => ({
         id: event.id,
         project_id: event.projectId,
