@@ -39,6 +39,7 @@ import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
 import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 import { registerWorkflowExecutionRoutes } from './modules/workflows/executions/routes.js'
+import { registerWorkflowRoutes } from './modules/workflows/routes.js'
 
 export const defaultBodyLimitBytes = 1024 * 1024
 
@@ -118,6 +119,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerTemplateRoutes(app, ctx)
   registerCampaignRoutes(app, ctx)
   registerSegmentRoutes(app, ctx)
+  registerWorkflowRoutes(app, ctx)
   registerWorkflowExecutionRoutes(app, ctx)
   registerMailboxRoutes(app, ctx)
   registerSuppressionRoutes(app, ctx)

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/client.js'
 import { notFound } from '../../errors.js'
 import { findCampaignsReferencing } from '../campaigns/usage.js'
 import { findSegmentsReferencing } from '../segments/usage.js'
+import { findWorkflowsReferencing } from '../workflows/usage.js'
 import type { UsageView } from './schemas.js'
 
 const standardFields = [
@@ -60,14 +61,15 @@ export async function listFieldValues(db: Executor, projectId: string, field: st
   return { field, values: result.rows }
 }
 
-/** Segments, campaigns and workflows that reference `data.<field>`; workflows as that module lands. */
+/** Segments, campaigns and workflows (CONDITION fields, UPDATE_CONTACT updates) that reference `data.<field>`. */
 export async function findFieldUsage(db: Executor, projectId: string, field: string): Promise<UsageView> {
   const target = { dataKey: field }
-  const [segments, campaigns] = await Promise.all([
+  const [segments, campaigns, workflows] = await Promise.all([
     findSegmentsReferencing(db, projectId, target),
     findCampaignsReferencing(db, projectId, target),
+    findWorkflowsReferencing(db, projectId, target),
   ])
-  return { segments, campaigns, workflows: [] }
+  return { segments, campaigns, workflows }
 }
 
 export async function deleteContactField(db: Executor, projectId: string, field: string) {

@@ -11,6 +11,7 @@ import {
 import { AppError, validationError } from '../../errors.js'
 import { findCampaignsReferencing } from '../campaigns/usage.js'
 import { findSegmentsReferencing } from '../segments/usage.js'
+import { findWorkflowsReferencing } from '../workflows/usage.js'
 import { isReservedEventName } from './names.js'
 import type { EventListQuery, EventUsage, EventView } from './schemas.js'
 
@@ -128,14 +129,15 @@ export async function listEventNames(db: Executor, projectId: string) {
   }
 }
 
-/** Segments, campaign audiences and workflows that reference the event; workflows as that module lands. */
+/** Segments, campaign audiences and workflows (EVENT trigger, WAIT_FOR_EVENT steps) that reference the event. */
 export async function findEventUsage(db: Executor, projectId: string, name: string): Promise<EventUsage> {
   const target = { eventName: name }
-  const [segments, campaigns] = await Promise.all([
+  const [segments, campaigns, workflows] = await Promise.all([
     findSegmentsReferencing(db, projectId, target),
     findCampaignsReferencing(db, projectId, target),
+    findWorkflowsReferencing(db, projectId, target),
   ])
-  return { event: name, segments, campaigns, workflows: [] }
+  return { event: name, segments, campaigns, workflows }
 }
 
 export function reservedEventError(name: string): AppError {

@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../errors.js'
 import { pageOf } from '../../http/pagination.js'
 import { validateTemplate } from '../../mail/outbound/render.js'
 import { assertSenderAllowed } from '../domains/service.js'
+import { findWorkflowsUsingTemplate } from '../workflows/usage.js'
 import type {
   TemplateCreate,
   TemplateListQuery,
@@ -107,12 +108,28 @@ export async function updateTemplate(
   })
 }
 
-export async function deleteTemplate(db: Executor, projectId: string, templateId: string): Promise<void> {
-  const deleted = await db
-    .delete(templates)
-    .where(and(eq(templates.id, templateId), eq(templates.projectId, projectId)))
-    .returning({ id: templates.id })
-  if (deleted.length === 0) throw notFound('Template')
+/**
+ * 409 while a workflow step sends the template (the step would have nothing to send). The row is locked first, so a
+ * step saved meanwhile either commits before the check sees it or waits for the delete and then finds no template.
+ */
+export async function deleteTemplate(db: Database, projectId: string, templateId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ id: templates.id })
+      .from(templates)
+      .where(and(eq(templates.id, templateId), eq(templates.projectId, projectId)))
+      .for('update')
+    if (!row) throw notFound('Template')
+    const workflows = await findWorkflowsUsingTemplate(tx, projectId, templateId)
+    if (workflows.length > 0) {
+      throw new AppError(
+        'CONFLICT',
+        `Cannot delete template: ${workflows.length} workflow(s) send it. Remove it from their steps first.`,
+        { details: { workflows } },
+      )
+    }
+    await tx.delete(templates).where(and(eq(templates.id, templateId), eq(templates.projectId, projectId)))
+  })
 }
 
 /** A copy under a new id and name; the sender was allowed when the original was saved. */
@@ -135,5 +152,5 @@ export async function duplicateTemplate(db: Database, projectId: string, templat
 
 export async function getTemplateUsage(db: Executor, projectId: string, templateId: string): Promise<TemplateUsage> {
   await getTemplate(db, projectId, templateId)
-  return { campaigns: [], workflows: [] }
+  return { campaigns: [], workflows: await findWorkflowsUsingTemplate(db, projectId, templateId) }
 }
