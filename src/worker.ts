@@ -20,6 +20,7 @@ import { sweepSegmentsJob } from './modules/segments/jobs.js'
 import { segmentSubscriber } from './modules/segments/subscriber.js'
 import { workflowsLoop } from './modules/workflows/engine/loop.js'
 import { workflowSubscriber } from './modules/workflows/executions/triggers.js'
+import { compactExecutionCountsJob } from './modules/workflows/jobs.js'
 
 /*
  * Everything a worker process runs, listed once and started by `startWorker`, as app.ts lists every route.
@@ -36,6 +37,7 @@ const jobs: readonly JobDefinition[] = [
   expireFeedbackReceiptsJob,
   settlePendingReportsJob,
   sweepSegmentsJob,
+  compactExecutionCountsJob,
 ]
 
 /** Background loops (work that must start sooner than a job queue polls). */

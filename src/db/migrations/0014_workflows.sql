@@ -11,6 +11,12 @@ CREATE TABLE "workflow_entries" (
 	CONSTRAINT "workflow_entries_workflow_id_contact_id_pk" PRIMARY KEY("workflow_id","contact_id")
 );
 --> statement-breakpoint
+CREATE TABLE "workflow_execution_counts" (
+	"workflow_id" uuid NOT NULL,
+	"status" "workflow_execution_status" NOT NULL,
+	"count" integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "workflow_executions" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"project_id" uuid NOT NULL,
@@ -84,12 +90,6 @@ CREATE TABLE "workflows" (
 	"event_name" text,
 	"enabled" boolean DEFAULT false NOT NULL,
 	"allow_reentry" boolean DEFAULT false NOT NULL,
-	"running_count" integer DEFAULT 0 NOT NULL,
-	"waiting_count" integer DEFAULT 0 NOT NULL,
-	"completed_count" integer DEFAULT 0 NOT NULL,
-	"exited_count" integer DEFAULT 0 NOT NULL,
-	"failed_count" integer DEFAULT 0 NOT NULL,
-	"cancelled_count" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
@@ -109,6 +109,7 @@ ALTER TABLE "workflow_transitions" ADD CONSTRAINT "workflow_transitions_from_ste
 ALTER TABLE "workflow_transitions" ADD CONSTRAINT "workflow_transitions_to_step_fk" FOREIGN KEY ("workflow_id","to_step_id") REFERENCES "public"."workflow_steps"("workflow_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "workflows" ADD CONSTRAINT "workflows_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "workflow_entries_contact_id_index" ON "workflow_entries" USING btree ("contact_id");--> statement-breakpoint
+CREATE INDEX "workflow_execution_counts_workflow_id_index" ON "workflow_execution_counts" USING btree ("workflow_id");--> statement-breakpoint
 CREATE INDEX "workflow_executions_due_index" ON "workflow_executions" USING btree ("due_at") WHERE "workflow_executions"."due_at" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "workflow_executions_workflow_id_started_at_index" ON "workflow_executions" USING btree ("workflow_id","started_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "workflow_executions_one_active" ON "workflow_executions" USING btree ("workflow_id","contact_id") WHERE "workflow_executions"."status" IN ('RUNNING', 'WAITING');--> statement-breakpoint
@@ -123,8 +124,9 @@ CREATE INDEX "workflow_transitions_from_step_id_priority_index" ON "workflow_tra
 CREATE INDEX "workflow_transitions_to_step_id_index" ON "workflow_transitions" USING btree ("to_step_id");--> statement-breakpoint
 CREATE INDEX "workflows_project_id_created_at_index" ON "workflows" USING btree ("project_id","created_at");--> statement-breakpoint
 CREATE INDEX "workflows_trigger_index" ON "workflows" USING btree ("project_id","event_name") WHERE "workflows"."enabled" AND "workflows"."trigger_type" = 'EVENT';--> statement-breakpoint
--- Per-workflow counts of executions by status, moved once per statement from the transition tables, so a
--- workflow's stats never scan its executions. Deletes count too (a deleted contact takes its executions).
+-- Each statement that changes executions appends, per workflow and status, how many it added or took away;
+-- readers sum them. Appending rather than updating one counter row per workflow keeps the engine, the event
+-- bus and the API from queueing on (and deadlocking over) that row.
 CREATE FUNCTION workflow_execution_counters() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   deltas text := CASE TG_OP
@@ -137,25 +139,12 @@ DECLARE
             WHERE n.status <> o.status'
   END;
 BEGIN
-  -- EXECUTE sees the transition tables; one UPDATE text serves all three operations.
-  EXECUTE 'UPDATE workflows AS w
-    SET running_count = w.running_count + d.running,
-        waiting_count = w.waiting_count + d.waiting,
-        completed_count = w.completed_count + d.completed,
-        exited_count = w.exited_count + d.exited,
-        failed_count = w.failed_count + d.failed,
-        cancelled_count = w.cancelled_count + d.cancelled
-    FROM (
-      SELECT workflow_id,
-        coalesce(sum(delta) FILTER (WHERE status = ''RUNNING''), 0) AS running,
-        coalesce(sum(delta) FILTER (WHERE status = ''WAITING''), 0) AS waiting,
-        coalesce(sum(delta) FILTER (WHERE status = ''COMPLETED''), 0) AS completed,
-        coalesce(sum(delta) FILTER (WHERE status = ''EXITED''), 0) AS exited,
-        coalesce(sum(delta) FILTER (WHERE status = ''FAILED''), 0) AS failed,
-        coalesce(sum(delta) FILTER (WHERE status = ''CANCELLED''), 0) AS cancelled
-      FROM (' || deltas || ') AS x GROUP BY workflow_id
-    ) AS d
-    WHERE w.id = d.workflow_id';
+  -- EXECUTE sees the transition tables, so one statement text serves all three operations.
+  -- Only for workflows that still exist: deleting one deletes its executions by cascade, after its counts.
+  EXECUTE 'INSERT INTO workflow_execution_counts (workflow_id, status, count)
+    SELECT x.workflow_id, x.status, sum(x.delta) FROM (' || deltas || ') AS x
+    WHERE EXISTS (SELECT 1 FROM workflows AS w WHERE w.id = x.workflow_id)
+    GROUP BY x.workflow_id, x.status HAVING sum(x.delta) <> 0';
   RETURN NULL;
 END
 $$;
@@ -171,3 +160,15 @@ CREATE TRIGGER workflow_executions_counted_update AFTER UPDATE ON workflow_execu
 CREATE TRIGGER workflow_executions_counted_delete AFTER DELETE ON workflow_executions
   REFERENCING OLD TABLE AS old_executions
   FOR EACH STATEMENT EXECUTE FUNCTION workflow_execution_counters();
+--> statement-breakpoint
+-- A deleted workflow's counts go with it (the table has no foreign key, see above).
+CREATE FUNCTION workflow_execution_counts_forget() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM workflow_execution_counts AS c USING old_workflows AS w WHERE c.workflow_id = w.id;
+  RETURN NULL;
+END
+$$;
+--> statement-breakpoint
+CREATE TRIGGER workflows_forget_counts AFTER DELETE ON workflows
+  REFERENCING OLD TABLE AS old_workflows
+  FOR EACH STATEMENT EXECUTE FUNCTION workflow_execution_counts_forget();

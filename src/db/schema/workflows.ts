@@ -20,7 +20,6 @@ import { projects } from './foundation.js'
 import { templates } from './templates.js'
 
 const moment = () => timestamp({ withTimezone: true, mode: 'date' })
-const counter = () => integer().notNull().default(0)
 
 export const workflowTriggerType = pgEnum('workflow_trigger_type', ['EVENT', 'MANUAL', 'SCHEDULE'])
 export const workflowStepType = pgEnum('workflow_step_type', [
@@ -54,9 +53,8 @@ export const workflowWaitOutcome = pgEnum('workflow_wait_outcome', ['EVENT', 'TI
 export const workflowTriggerKind = pgEnum('workflow_trigger_kind', ['EVENT', 'MANUAL'])
 
 /**
- * A workflow and its execution counters. `eventName` repeats the EVENT trigger's event so committed events find
- * the workflows they start by index; the counters are kept by a statement-level trigger on executions
- * (migration 0014), so stats never scan executions.
+ * A workflow. `eventName` repeats the EVENT trigger's event so committed events find the workflows they start by
+ * index. Its executions are counted in `workflow_execution_counts`.
  */
 export const workflows = pgTable(
   'workflows',
@@ -72,12 +70,6 @@ export const workflows = pgTable(
     eventName: text(),
     enabled: boolean().notNull().default(false),
     allowReentry: boolean().notNull().default(false),
-    runningCount: counter(),
-    waitingCount: counter(),
-    completedCount: counter(),
-    exitedCount: counter(),
-    failedCount: counter(),
-    cancelledCount: counter(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -245,4 +237,20 @@ export const workflowStepExecutions = pgTable(
     updatedAt: updatedAt(),
   },
   (table) => [index().on(table.executionId, table.createdAt), index().on(table.stepId)],
+)
+
+/**
+ * Changes of a workflow's executions by status, appended by a statement-level trigger on executions (one row per
+ * workflow and status a statement changed) and summed by readers; a job folds them into one row per status.
+ * Appending, never updating one counter row, keeps the engine, the event bus and the API from queueing on (and
+ * deadlocking over) a hot row. No foreign key for the same reason; a workflow's rows go with it (trigger).
+ */
+export const workflowExecutionCounts = pgTable(
+  'workflow_execution_counts',
+  {
+    workflowId: uuid().notNull(),
+    status: workflowExecutionStatus().notNull(),
+    count: integer().notNull(),
+  },
+  (table) => [index().on(table.workflowId)],
 )

@@ -2,7 +2,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Transaction } from '../../db/client.js'
 import { workflowExecutions, workflowSteps } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
-import { activeExecutionCount, type WorkflowRow } from './views.js'
+import { activeExecutions, loadWorkflowCounts } from './counts.js'
+import type { WorkflowRow } from './views.js'
 
 const activeStatuses = ['RUNNING', 'WAITING'] as const
 
@@ -17,8 +18,6 @@ export async function assertNoExecutionOnStep(
   step: { id: string; name: string },
   change: string,
 ): Promise<void> {
-  // No execution at all, and none can start while the workflow row is locked: nothing to look up.
-  if (activeExecutionCount(workflow) === 0) return
   await tx.select({ id: workflowSteps.id }).from(workflowSteps).where(eq(workflowSteps.id, step.id)).for('update')
   const [row] = await tx
     .select({ count: sql<number>`count(*)::int` })
@@ -40,9 +39,16 @@ export async function assertNoExecutionOnStep(
 }
 
 /** 409 for a change that running executions must not see (Plunk's rule): the workflow is enabled and has any. */
-export function assertNoActiveRuns(workflow: WorkflowRow, change: string, allowed: string): void {
-  const count = activeExecutionCount(workflow)
-  if (!workflow.enabled || count === 0) return
+export async function assertNoActiveRuns(
+  tx: Transaction,
+  workflow: WorkflowRow,
+  change: string,
+  allowed: string,
+): Promise<void> {
+  if (!workflow.enabled) return
+  // None can start while the workflow row is locked (an execution's insert checks its key against it).
+  const count = activeExecutions(await loadWorkflowCounts(tx, workflow.id))
+  if (count === 0) return
   throw new AppError(
     'CONFLICT',
     `Cannot ${change} while the workflow has ${count} active execution(s). Disable the workflow first or wait for ` +

@@ -3,8 +3,9 @@ import type { Executor } from '../../db/client.js'
 import { likeContaining } from '../../db/like.js'
 import { workflows } from '../../db/schema/index.js'
 import { pageOf } from '../../http/pagination.js'
+import { loadExecutionCounts, totalExecutions } from './counts.js'
 import type { WorkflowListQuery, WorkflowPage } from './schemas.js'
-import { executionTotal, toWorkflowView } from './views.js'
+import { toWorkflowView } from './views.js'
 
 // Spelled out: inside a select list drizzle leaves column names unqualified, which would compare the steps' own ids.
 const stepCount = sql<number>`(SELECT count(*)::int FROM workflow_steps AS s WHERE s.workflow_id = "workflows"."id")`
@@ -33,9 +34,16 @@ export async function listWorkflows(db: Executor, projectId: string, query: Work
       .offset((query.page - 1) * query.pageSize),
     db.select({ total: sql<number>`count(*)::int` }).from(workflows).where(where),
   ])
-  const data = rows.map((row) => ({
-    ...toWorkflowView(row.workflow),
-    _count: { steps: row.steps, executions: executionTotal(row.workflow) },
-  }))
+  const counts = await loadExecutionCounts(
+    db,
+    rows.map((row) => row.workflow.id),
+  )
+  const data = rows.map((row) => {
+    const executions = counts.get(row.workflow.id)
+    return {
+      ...toWorkflowView(row.workflow),
+      _count: { steps: row.steps, executions: executions ? totalExecutions(executions) : 0 },
+    }
+  })
   return pageOf(data, count?.total ?? 0, query)
 }

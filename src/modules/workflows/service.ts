@@ -4,6 +4,7 @@ import type { Database, Transaction } from '../../db/client.js'
 import { projects, workflowSteps, workflows } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { assertNoActiveRuns } from './active.js'
+import { activeExecutions, loadWorkflowCounts } from './counts.js'
 import { editTransaction } from './edit-transaction.js'
 import { assertRunnable } from './runnable.js'
 import { sameJson } from './same-json.js'
@@ -14,7 +15,7 @@ import {
   type WorkflowUpdated,
   type WorkflowView,
 } from './schemas.js'
-import { activeExecutionCount, findWorkflowRow, toWorkflowView, type WorkflowRow } from './views.js'
+import { findWorkflowRow, toWorkflowView, type WorkflowRow } from './views.js'
 
 export { duplicateWorkflow } from './duplicate.js'
 export { listWorkflows } from './list.js'
@@ -101,7 +102,12 @@ export async function updateWorkflow(
     const trigger = nextTrigger(current, input)
     const retrigger = trigger && triggerChanged(current, trigger) ? trigger : undefined
     if (retrigger) {
-      assertNoActiveRuns(current, 'modify the workflow trigger', 'name, description, enabled and re-entry settings')
+      await assertNoActiveRuns(
+        tx,
+        current,
+        'modify the workflow trigger',
+        'name, description, enabled and re-entry settings',
+      )
     }
     if (input.enabled === true && !current.enabled) await assertRunnable(tx, workflowId)
     const { triggerType: _type, triggerConfig: _config, ...fields } = input
@@ -123,7 +129,7 @@ export async function updateWorkflow(
 export async function deleteWorkflow(db: Database, projectId: string, workflowId: string): Promise<void> {
   await editTransaction(db, async (tx) => {
     const current = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
-    const active = activeExecutionCount(current)
+    const active = activeExecutions(await loadWorkflowCounts(tx, current.id))
     if (active > 0) {
       throw new AppError(
         'CONFLICT',

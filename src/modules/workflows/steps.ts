@@ -112,7 +112,7 @@ export async function updateStep(
     const content: Partial<StepContent> =
       input.config === undefined && input.templateId === undefined ? {} : await nextContent(tx, projectId, step, input)
     if (content.config && !sameJson(content.config, step.config)) {
-      assertNoActiveRuns(workflow, 'modify step configuration', 'the step name and position')
+      await assertNoActiveRuns(tx, workflow, 'modify step configuration', 'the step name and position')
       const { edges } = await loadGraph(tx, workflow.id)
       assertTransitionsFit(
         { ...step, config: content.config },
@@ -120,7 +120,7 @@ export async function updateStep(
       )
     }
     if (content.templateId !== undefined && content.templateId !== step.templateId) {
-      assertNoActiveRuns(workflow, 'change the template of a step', 'the step name and position')
+      await assertNoActiveRuns(tx, workflow, 'change the template of a step', 'the step name and position')
       if (!content.templateId && step.type === 'SEND_EMAIL' && workflow.enabled) {
         throw new AppError('BAD_REQUEST', 'An enabled workflow cannot have a SEND_EMAIL step without a template')
       }

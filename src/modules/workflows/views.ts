@@ -9,7 +9,7 @@ export type WorkflowRow = typeof workflows.$inferSelect
 export type StepRow = typeof workflowSteps.$inferSelect
 export type TransitionRow = typeof workflowTransitions.$inferSelect
 
-/** The API's workflow: Plunk's fields, without the trigger index's `eventName` copy and the counters. */
+/** The API's workflow: Plunk's fields, without the trigger index's `eventName` copy. */
 export function toWorkflowView(row: WorkflowRow): WorkflowView {
   return {
     id: row.id,
@@ -32,18 +32,6 @@ export function toStepView(row: StepRow): StepView {
 export function toTransitionView(row: TransitionRow): TransitionView {
   const { workflowId: _workflowId, ...view } = row
   return view
-}
-
-/** Executions counted by the counters, whatever their status. */
-export function executionTotal(row: WorkflowRow): number {
-  return (
-    row.runningCount + row.waitingCount + row.completedCount + row.exitedCount + row.failedCount + row.cancelledCount
-  )
-}
-
-/** RUNNING and WAITING executions, from the counters (exact while the row is locked: every status change moves them). */
-export function activeExecutionCount(row: WorkflowRow): number {
-  return row.runningCount + row.waitingCount
 }
 
 /**

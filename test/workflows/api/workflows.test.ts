@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadWorkflowCounts } from '../../../src/modules/workflows/counts.js'
 import { bearer, callAs, createAccount } from '../../helpers/factories.js'
 import { notFoundBody } from '../../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../../helpers/server.js'
@@ -364,7 +366,13 @@ describe('workflows: delete', () => {
     }
     const done = await createWorkflow(server, owner)
     await insertExecution(server, owner, done.id, (await triggerOf(server, owner, done.id)).id, 'COMPLETED')
+    expect((await loadWorkflowCounts(server.ctx.db, done.id)).COMPLETED).toBe(1)
     expect((await callAs(server, owner)('DELETE', `/workflows/${done.id}`)).statusCode).toBe(204)
+    // Its counts went with it.
+    const left = await server.ctx.db.execute(
+      sql`SELECT 1 FROM workflow_execution_counts WHERE workflow_id = ${done.id}`,
+    )
+    expect(left.rows).toEqual([])
   })
 })
 

@@ -27,9 +27,8 @@ export async function startManualExecution(
       .from(workflows)
       .leftJoin(workflowSteps, and(eq(workflowSteps.workflowId, workflows.id), eq(workflowSteps.type, 'TRIGGER')))
       .where(and(eq(workflows.id, workflowId), eq(workflows.projectId, projectId)))
-      // The lock the counters trigger takes when the execution is inserted: taken up front, so two starts
-      // queue here instead of both holding a share lock and deadlocking on the upgrade.
-      .for('no key update', { of: workflows })
+      // Not disabled, edited or deleted until the execution is in; starts of one workflow do not wait on each other.
+      .for('share', { of: workflows })
     if (!workflow) throw notFound('Workflow')
     if (!workflow.enabled) throw new AppError('BAD_REQUEST', 'Workflow is not enabled')
     const [contact] = await tx
