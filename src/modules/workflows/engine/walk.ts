@@ -94,7 +94,10 @@ export class Walk {
     this.changes.waitingFor = null
     this.changes.waitingSince = null
     this.changes.waitOutcome = null
-    if (!step) return this.fail(undefined, 'The step the execution waited at was deleted')
+    if (!step) {
+      this.finish('FAILED', 'The step the execution waited at was deleted')
+      return
+    }
     let output: StepOutput
     let outcome: StepOutcome = {}
     if (step.type === 'WAIT_FOR_EVENT') {
@@ -228,11 +231,6 @@ export class Walk {
     } else {
       this.finish('COMPLETED', null)
     }
-  }
-
-  private fail(step: StepRow | undefined, error: string): void {
-    if (step) this.record(step, 'FAILED', undefined, error)
-    this.finish('FAILED', error)
   }
 
   private finish(status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null): void {
