@@ -116,6 +116,19 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /campaigns/:id/test': { email: 'a@example.com' },
   'POST /campaigns/:id/send': { scheduledFor: '2030-01-01T00:00:00Z' },
   'POST /campaigns/:id/cancel': {},
+  'POST /workflows': { name: 'Welcome', eventName: 'signed-up', description: 'first mail' },
+  'PATCH /workflows/:id': { name: 'Welcome', description: 'first mail', triggerConfig: { eventName: 'joined' } },
+  'POST /workflows/:id/duplicate': {},
+  'POST /workflows/:id/steps': {
+    type: 'WEBHOOK',
+    name: 'Notify',
+    position: { x: 0, y: 0 },
+    config: { url: 'https://example.com/{{ data.plan }}', headers: { 'X-Plan': '{{ data.plan }}' }, body: { a: 'b' } },
+  },
+  'PATCH /workflows/:id/steps/:stepId': { name: 'Notify', config: { amount: 1, unit: 'days' } },
+  'POST /workflows/:id/transitions': { fromStepId: someId, toStepId: someId, condition: { branch: 'yes' } },
+  'POST /workflows/:id/executions': { contactId: someId, context: { plan: 'pro' } },
+  'POST /workflows/:id/executions/cancel-all': {},
   'POST /webhooks/email-provider': { Type: 'Notification', Message: '{"notificationType":"Bounce"}' },
 }
 
