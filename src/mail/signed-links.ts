@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto'
 
 /**
  * Compact signed tokens for links in emails (open pixel, click redirects, unsubscribe pages): the payload is
@@ -9,14 +9,15 @@ export type LinkPurpose = 'open' | 'click' | 'unsubscribe' | 'subscribe' | 'mana
 
 const signatureBytes = 16
 
-// Derived once per secret and purpose: every email signs several links.
-const purposeKeys = new Map<string, Buffer>()
+// Derived once per secret and purpose: every email signs several links. Kept as KeyObjects: on Node 24 an HMAC
+// keyed with a Buffer costs ~35 µs against ~9 µs with a KeyObject (checking whether a Buffer is a KeyObject is slow).
+const purposeKeys = new Map<string, KeyObject>()
 
-function purposeKey(secret: string, purpose: LinkPurpose): Buffer {
+function purposeKey(secret: string, purpose: LinkPurpose): KeyObject {
   const id = `${purpose}\n${secret}`
   let key = purposeKeys.get(id)
   if (!key) {
-    key = createHmac('sha256', secret).update(`mailroom-link:${purpose}`).digest()
+    key = createSecretKey(createHmac('sha256', secret).update(`mailroom-link:${purpose}`).digest())
     purposeKeys.set(id, key)
   }
   return key
