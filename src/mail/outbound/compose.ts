@@ -1,4 +1,4 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto'
+import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto'
 import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { dkimSignature } from './dkim.js'
@@ -115,6 +115,9 @@ export function composeMessage(message: MessageSpec, tracking?: TrackingOptions)
     })),
     disableFileAccess: true,
     disableUrlAccess: true,
+    // Otherwise each part draws its own `randomBytes(8)`: 15–40 µs apiece on this kind of VM, against ~1 µs for a
+    // UUID from Node's buffered pool. Every part's boundary still differs (it adds the part number).
+    baseBoundary: randomUUID().replaceAll('-', ''),
   })
   return withCrlfLineEnds(serializeMime(composer.compile()))
 }
