@@ -8,7 +8,9 @@ import { bulkPriority, heldPriorityOffset } from '../delivery/sql.js'
 import { audienceSql } from './audience.js'
 
 /** Recipients queued per transaction: large enough for set-based speed, small enough for short locks. */
-export const fanOutChunkSize = 10_000
+const fanOutChunkSize = 10_000
+/** The first chunk is smaller, so the outbox starts sending ~40 ms after the send instead of ~400. */
+const firstFanOutChunkSize = 1_000
 
 type ProjectSending = { slot: Date; tracking: string; paused: boolean }
 
@@ -45,6 +47,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
       ? sql`AND (c.created_at, c.id) > (SELECT fan_out_created_at, fan_out_contact_id FROM campaigns WHERE id = ${campaign.id})`
       : sql``
     const spacing = 1 / ctx.config.campaignRatePerSecond
+    const chunkSize = campaign.fanOutContactId ? fanOutChunkSize : firstFanOutChunkSize
     const marketing = campaign.type !== 'TRANSACTIONAL'
     const tracked = sending.tracking === 'ENABLED' || (sending.tracking === 'MARKETING_ONLY' && marketing)
     const priority = bulkPriority + (sending.paused ? heldPriorityOffset : 0)
@@ -58,7 +61,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
           ${after}
           AND ${audience}
         ORDER BY c.created_at, c.id
-        LIMIT ${fanOutChunkSize}
+        LIMIT ${chunkSize}
       ), inserted AS (
         INSERT INTO emails (id, project_id, contact_id, campaign_id, source_type, priority, from_email, from_name,
           reply_to, to_email, subject, html, message_id, tracked, next_attempt_at)
@@ -77,9 +80,9 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
         SET total_recipients = m.total_recipients + counted.queued,
             fan_out_created_at = coalesce((SELECT created_at FROM last), m.fan_out_created_at),
             fan_out_contact_id = coalesce((SELECT id FROM last), m.fan_out_contact_id),
-            queued_at = CASE WHEN counted.queued < ${fanOutChunkSize} THEN now() END,
+            queued_at = CASE WHEN counted.queued < ${chunkSize} THEN now() END,
             status = CASE
-              WHEN counted.queued < ${fanOutChunkSize}
+              WHEN counted.queued < ${chunkSize}
                 AND m.sent_count + m.failed_count >= m.total_recipients + counted.queued THEN 'SENT'
               ELSE m.status END
         FROM counted
@@ -90,12 +93,12 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
     await tx.execute(sql`
       UPDATE projects SET campaign_slot_at = ${sending.slot}::timestamptz + make_interval(secs => ${count * spacing}::float8)
       WHERE id = ${campaign.projectId}`)
-    return count
+    return { count, full: count === chunkSize }
   })
   if (queued === undefined) return false
-  if (queued > 0) {
-    ctx.metrics.emails.accepted(queued)
+  if (queued.count > 0) {
+    ctx.metrics.emails.accepted(queued.count)
     wakeOutbox(ctx.pool)
   }
-  return queued === fanOutChunkSize
+  return queued.full
 }
