@@ -5,6 +5,7 @@ import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../..
 import { eventually } from '../../helpers/emails.js'
 import { type Account, callAs, createAccount, createContact } from '../../helpers/factories.js'
 import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
+import { activeMembers, createSegment, dataEquals, segmentEvents } from '../../segments/helpers.js'
 import { executionsWhen, historyOf, insertTemplate, insertWorkflow, track } from './fixtures.js'
 
 const dataOf = async (env: ServerWithDns, contactId: string) => {
@@ -186,6 +187,36 @@ describe('workflow executions, end to end', () => {
       'pro:COMPLETED',
       'small:COMPLETED',
     ])
+  })
+
+  it('UPDATE_CONTACT moves each contact of a batch into a tracked segment, with one entry event each', async () => {
+    const { server } = env
+    const segment = await createSegment(server, account, {
+      name: 'Upgraded',
+      condition: dataEquals('upgraded', true),
+      trackMembership: true,
+    })
+    const workflow = await insertWorkflow(server, account.project.id, {
+      eventName: 'upgraded',
+      steps: { mark: { type: 'UPDATE_CONTACT', config: { updates: { upgraded: true } } } },
+      edges: [['trigger', 'mark']],
+    })
+    const upgraded = await Promise.all(Array.from({ length: 5 }, () => createContact(server, account)))
+    const bystander = await createContact(server, account)
+    await Promise.all(upgraded.map((contact) => track(server, account, contact.email, 'upgraded')))
+
+    await executionsWhen(
+      server,
+      workflow.id,
+      (rows) => rows.length === 5 && rows.every((row) => row.status === 'COMPLETED'),
+    )
+    const ids = upgraded.map((contact) => contact.id).sort()
+    expect(await activeMembers(server, segment.id)).toEqual(ids)
+    const entries = (await segmentEvents(server, account.project.id)).filter(
+      (event) => event.name === 'segment.upgraded.entry',
+    )
+    expect(entries.map((event) => event.contactId).sort()).toEqual(ids)
+    expect(ids).not.toContain(bystander.id)
   })
 
   it('starts once per contact ever without re-entry, and never two active with it, under 20 concurrent events', async () => {

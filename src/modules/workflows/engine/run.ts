@@ -76,7 +76,7 @@ async function advanceBatch(ctx: AppContext, tx: Transaction, ids: readonly stri
     const call = await walk.run()
     if (call) calls.push(call)
   }
-  await writes.flush(tx)
+  await writes.flush(tx, ctx.log)
   return calls
 }
 
@@ -88,7 +88,7 @@ async function finishCall(ctx: AppContext, tx: Transaction, pending: PendingCall
   const writes = new BatchWrites()
   const walk = new Walk(ctx, tx, execution, await loadDefinition(tx, execution.workflowId), writes)
   const next = walk.settle(pending.step, result, pending.stepExecutionId) === 'go' ? await walk.run() : walk.save()
-  await writes.flush(tx)
+  await writes.flush(tx, ctx.log)
   return next instanceof Date ? undefined : next
 }
 

@@ -20,9 +20,13 @@ export type StepContext = {
     triggerKind: 'EVENT' | 'MANUAL'
     context: Record<string, unknown>
   }
-  /** Loaded on first use, once per transaction; `forget` after a step changed the contact. */
+  /** Loaded on first use, once per transaction. */
   contact(): Promise<ExecutionContact>
-  forgetContact(): void
+  /**
+   * After a step changed the contact: it is loaded again when next read, and (with `data` changed) its tracked
+   * segments are re-evaluated once for the whole batch, at its end.
+   */
+  contactChanged(change: { data: boolean }): void
 }
 
 /**

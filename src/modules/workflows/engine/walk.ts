@@ -71,8 +71,9 @@ export class Walk {
         this.contactCache ??= this.loadContact()
         return this.contactCache
       },
-      forgetContact: () => {
+      contactChanged: ({ data }) => {
         this.contactCache = undefined
+        if (data) this.writes.reevaluateSegments(this.execution.projectId, this.execution.contactId)
       },
     }
   }

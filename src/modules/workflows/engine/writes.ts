@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm'
 import type { PgInsertValue } from 'drizzle-orm/pg-core'
 import type { Transaction } from '../../../db/client.js'
 import { type workflowExecutions, workflowStepExecutions } from '../../../db/schema/index.js'
+import type { Logger } from '../../../logger.js'
 import { type EventInput, publishEvents } from '../../events/bus.js'
+import { reevaluateContacts } from '../../segments/membership.js'
 
 type Execution = typeof workflowExecutions.$inferSelect
 export type StepExecutionInsert = PgInsertValue<typeof workflowStepExecutions>
@@ -33,7 +35,8 @@ const rowsPerInsert = 500
 /**
  * What a batch of executions wrote while their steps ran, flushed in a few set-based statements at the end of the
  * batch's transaction instead of several statements per execution: the history, the events, the executions'
- * new rows (one UPDATE, so the counters' trigger runs once per batch).
+ * new rows (one UPDATE, so the counters' trigger runs once per batch), and the tracked segments of the contacts
+ * whose data changed (one re-evaluation for all of them).
  */
 export class BatchWrites {
   private readonly history: StepExecutionInsert[] = []
@@ -41,6 +44,7 @@ export class BatchWrites {
   private readonly executions: ExecutionState[] = []
   private readonly stepUpdates: StepUpdate[] = []
   private readonly waitEnds: WaitEnd[] = []
+  private readonly changedContacts = new Map<string, Set<string>>()
 
   addHistory(row: StepExecutionInsert): void {
     this.history.push(row)
@@ -63,7 +67,12 @@ export class BatchWrites {
     this.waitEnds.push(end)
   }
 
-  async flush(tx: Transaction): Promise<void> {
+  reevaluateSegments(projectId: string, contactId: string): void {
+    const contacts = this.changedContacts.get(projectId) ?? new Set()
+    this.changedContacts.set(projectId, contacts.add(contactId))
+  }
+
+  async flush(tx: Transaction, log: Logger): Promise<void> {
     if (this.waitEnds.length > 0) {
       await tx.execute(sql`
         UPDATE workflow_step_executions AS h
@@ -85,6 +94,13 @@ export class BatchWrites {
       await tx.insert(workflowStepExecutions).values(this.history.slice(start, start + rowsPerInsert))
     }
     await publishEvents(tx, this.events)
+    if (this.changedContacts.size > 0) {
+      await reevaluateContacts(
+        tx,
+        log,
+        new Map([...this.changedContacts].map(([projectId, contacts]) => [projectId, [...contacts]])),
+      )
+    }
     if (this.executions.length > 0) {
       await tx.execute(sql`
         UPDATE workflow_executions AS x

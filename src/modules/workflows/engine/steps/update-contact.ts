@@ -1,7 +1,6 @@
 import { resolveContactData } from '../../../contacts/data-rules.js'
 import { publishSubscriptionChange } from '../../../contacts/service.js'
 import { updateContactRow } from '../../../contacts/sql.js'
-import { reevaluateContacts } from '../../../segments/membership.js'
 import { updateContactConfig } from '../../steps/config.js'
 import type { StepRow } from '../definition.js'
 import { failed, type StepContext, type StepResult } from '../step-context.js'
@@ -9,7 +8,7 @@ import { failed, type StepContext, type StepResult } from '../step-context.js'
 /**
  * UPDATE_CONTACT: the contact rules of the API (data merged, `null` removes a key; an explicit subscription
  * choice ends a snooze), `contact.(un)subscribed` only for a real flip, tracked segments re-evaluated, all in
- * the step's transaction.
+ * the step's transaction (the segments once for the batch's contacts, when it ends).
  */
 export async function runUpdateContact(step: StepRow, scope: StepContext): Promise<StepResult> {
   const config = updateContactConfig.parse(step.config)
@@ -20,11 +19,10 @@ export async function runUpdateContact(step: StepRow, scope: StepContext): Promi
     patch: resolveContactData(config.updates),
   })
   if (!row) return failed('The contact no longer exists')
-  scope.forgetContact()
+  scope.contactChanged({ data: config.updates !== undefined })
   if (row.previous_subscribed !== row.subscribed) {
     await publishSubscriptionChange(scope.tx, scope.projectId, row.id, row.subscribed)
   }
-  if (config.updates) await reevaluateContacts(scope.tx, scope.ctx.log, new Map([[scope.projectId, [row.id]]]))
   return {
     kind: 'next',
     output: {
