@@ -104,6 +104,11 @@ async function main() {
   const welcome = await newWorkflow('signed-up', [{ type: 'UPDATE_CONTACT', config: { updates: { welcomed: true } } }])
   const total = rate * seconds
   let failures = 0
+  const failureSamples = new Set<string>()
+  const fail = (reason: string) => {
+    failures++
+    if (failureSamples.size < 3) failureSamples.add(reason)
+  }
   const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
   const cpu = process.cpuUsage()
   const postgresBefore = postgresCpu()
@@ -119,10 +124,10 @@ async function main() {
           body: JSON.stringify({ email: `reader-${sent}@example.org`, event: 'signed-up', data: { n: sent } }),
         }).then(
           async (response) => {
-            if (!response.ok) failures++
-            await response.arrayBuffer()
+            if (!response.ok) fail(`${response.status} ${(await response.text()).slice(0, 200)}`)
+            else await response.arrayBuffer()
           },
-          () => void failures++,
+          (err: unknown) => fail(String(err instanceof Error && err.cause ? err.cause : err)),
         ),
       )
     }
@@ -151,6 +156,7 @@ async function main() {
   const triggers = {
     events: total,
     failures,
+    failureSamples: [...failureSamples],
     sendSeconds: Number(sendSeconds.toFixed(2)),
     achievedRatePerSecond: Math.round(total / sendSeconds),
     executionsCompleted: await finished(),
