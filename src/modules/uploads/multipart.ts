@@ -39,14 +39,21 @@ function filenameProblem(filename: string): FieldError | undefined {
 
 /**
  * The file's bytes, refusing it as soon as it passes `maxBytes`: busboy stops passing data on at the limit and
- * emits `limit`, so the answer goes out without waiting for (or keeping) the rest of the body. The stream may
+ * emits `limit`, so the answer goes out without waiting for (or keeping) the rest of the body, which busboy
+ * goes on reading and discarding (see `lingerOnUnreadBody` for why it is read at all). The stream may
  * have ended, failed or hit the limit before this is called (a body that arrived at once): iterating it
  * still yields its data or its error, and `truncated` tells the limit.
  */
 async function readFile(stream: MultipartFile['file'], maxBytes: number): Promise<Buffer> {
-  const overLimit = new Promise<never>((_, reject) => stream.once('limit', () => reject(fileTooLarge(maxBytes))))
+  const chunks: Buffer[] = []
+  const overLimit = new Promise<never>((_, reject) =>
+    stream.once('limit', () => {
+      // What was read is dropped now, not when the rest of the refused body has gone by.
+      chunks.length = 0
+      reject(fileTooLarge(maxBytes))
+    }),
+  )
   const reading = (async () => {
-    const chunks: Buffer[] = []
     for await (const chunk of stream) chunks.push(chunk)
     if (stream.truncated) throw fileTooLarge(maxBytes)
     return Buffer.concat(chunks)
@@ -57,8 +64,6 @@ async function readFile(stream: MultipartFile['file'], maxBytes: number): Promis
     // The loser settles later (or never); its outcome is already decided by the winner.
     reading.catch(() => {})
     overLimit.catch(() => {})
-    // At the limit: stop parsing the rest of the body; the 413 closes the connection (routes.ts).
-    if (stream.truncated) stream.destroy()
   }
 }
 

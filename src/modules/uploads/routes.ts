@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
+import { lingerOnUnreadBody } from './linger.js'
 import { readImageUpload } from './multipart.js'
 import { immutableCacheControl } from './s3-store.js'
 import { uploadFileParams, uploadIdParams, uploadListQuery, uploadPage, uploadView } from './schemas.js'
@@ -19,11 +20,7 @@ export function registerUploadRoutes(app: App, ctx: AppContext): void {
     {
       config,
       schema: { tags, consumes: ['multipart/form-data'], response: { 200: uploadView } },
-      // A refusal that comes before the body was read (too large, not an image) closes the connection, so a
-      // client streaming 50 MB learns it at once instead of after sending everything to be discarded.
-      onError: async (request, reply) => {
-        if (!request.raw.complete) reply.header('connection', 'close')
-      },
+      onResponse: async (request) => lingerOnUnreadBody(request.raw),
     },
     async (request) => {
       const upload = await readImageUpload(request, ctx.config.uploads.maxBytes)
