@@ -97,6 +97,8 @@ const environmentSchema = z.object({
   S3_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*$/, "expected path segments of letters, digits and !_.*'()-")
+    // A `.` or `..` segment would be resolved away by browsers and CDNs, and the public URL would miss the object.
+    .refine((prefix) => !prefix.split('/').some((segment) => /^\.+$/.test(segment)), 'no . or .. segments')
     .optional(),
   INBOUND_DOMAIN: z
     .string()
