@@ -35,6 +35,7 @@ import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerTrackingRoutes } from './modules/tracking/routes.js'
+import { registerUploadRoutes } from './modules/uploads/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
 import { registerWebhookRoutes } from './modules/webhooks/routes.js'
@@ -117,6 +118,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
+  registerUploadRoutes(app, ctx)
   registerCampaignRoutes(app, ctx)
   registerSegmentRoutes(app, ctx)
   registerWorkflowRoutes(app, ctx)

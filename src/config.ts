@@ -81,6 +81,25 @@ const environmentSchema = z.object({
     .default(25 * 1024 * 1024),
   INBOUND_TLS_KEY_FILE: z.string().min(1).optional(),
   INBOUND_TLS_CERT_FILE: z.string().min(1).optional(),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  UPLOAD_MAX_PIXELS: z.coerce.number().int().positive().default(50_000_000),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_ACCESS_KEY_SECRET: z.string().min(1).optional(),
+  S3_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9!_.*'()-]+(\/[A-Za-z0-9!_.*'()-]+)*$/, "expected path segments of letters, digits and !_.*'()-")
+    // A `.` or `..` segment would be resolved away by browsers and CDNs, and the public URL would miss the object.
+    .refine((prefix) => !prefix.split('/').some((segment) => /^\.+$/.test(segment)), 'no . or .. segments')
+    .optional(),
   INBOUND_DOMAIN: z
     .string()
     .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'expected a domain name')
@@ -145,8 +164,26 @@ export type Config = Readonly<{
   inboundMaxMessageBytes: number
   /** PEM files for STARTTLS on the receiver; undefined: plain SMTP only. */
   inboundTls: { keyFile: string; certFile: string } | undefined
+  /** `POST /uploads/image`: the largest file accepted, and the most pixels (all frames) decoded from one. */
+  uploads: Readonly<{ maxBytes: number; maxPixels: number }>
+  /** S3-compatible storage for uploads; undefined: they are kept under `DATA_DIR/uploads` and served by the API. */
+  s3: S3Config | undefined
   /** Domain whose `unsubscribe+TOKEN@` mailboxes unsubscribe contacts (the mailto List-Unsubscribe form). */
   inboundDomain: string | undefined
+}>
+
+export type S3Config = Readonly<{
+  bucket: string
+  /** An S3-compatible service's URL; undefined: AWS S3 in `region`. */
+  endpoint: string | undefined
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  /** Where the bucket's objects are publicly readable (a public bucket's URL or a CDN in front of it). */
+  publicUrl: string
+  forcePathStyle: boolean
+  /** Prepended to every object key (`PREFIX/<projectId>/...`), for a bucket shared with other data. */
+  prefix: string | undefined
 }>
 
 export class ConfigError extends Error {
@@ -169,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(['INBOUND_TLS_KEY_FILE, INBOUND_TLS_CERT_FILE: set both or neither'])
   }
   const dataDir = path.resolve(values.DATA_DIR)
+  const s3 = s3Config(values)
   return Object.freeze({
     port: values.PORT,
     host: values.HOST,
@@ -206,6 +244,34 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         ? { keyFile: values.INBOUND_TLS_KEY_FILE, certFile: values.INBOUND_TLS_CERT_FILE }
         : undefined,
     inboundDomain: values.INBOUND_DOMAIN,
+    uploads: Object.freeze({ maxBytes: values.UPLOAD_MAX_BYTES, maxPixels: values.UPLOAD_MAX_PIXELS }),
+    s3,
+  })
+}
+
+/** S3 is on when `S3_BUCKET` is set; then the credentials and the public URL are required too. */
+function s3Config(values: z.infer<typeof environmentSchema>): S3Config | undefined {
+  if (!values.S3_BUCKET) return undefined
+  const { S3_ACCESS_KEY_ID: accessKeyId, S3_ACCESS_KEY_SECRET: secretAccessKey, S3_PUBLIC_URL: publicUrl } = values
+  if (!accessKeyId || !secretAccessKey || !publicUrl) {
+    const missing = Object.entries({
+      S3_ACCESS_KEY_ID: accessKeyId,
+      S3_ACCESS_KEY_SECRET: secretAccessKey,
+      S3_PUBLIC_URL: publicUrl,
+    })
+      .filter(([, value]) => !value)
+      .map(([name]) => `${name}: required when S3_BUCKET is set`)
+    throw new ConfigError(missing)
+  }
+  return Object.freeze({
+    bucket: values.S3_BUCKET,
+    endpoint: values.S3_ENDPOINT,
+    region: values.S3_REGION,
+    accessKeyId,
+    secretAccessKey,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    forcePathStyle: values.S3_FORCE_PATH_STYLE,
+    prefix: values.S3_PREFIX,
   })
 }
 

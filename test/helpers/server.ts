@@ -56,6 +56,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     inboundMaxMessageBytes: 1024 * 1024,
     inboundTls: undefined,
     inboundDomain: undefined,
+    uploads: { maxBytes: 10 * 1024 * 1024, maxPixels: 50_000_000 },
+    s3: undefined,
     ...overrides,
   })
 }

@@ -7,7 +7,7 @@ export function registerConfigRoutes(app: App, ctx: AppContext): void {
   const features = {
     signups: !config.disableSignups,
     billing: false,
-    storage: { s3: false },
+    storage: { s3: config.s3 !== undefined },
     oauth: { github: false, google: false },
     inbound: false,
     transport: config.mailTransport,
