@@ -56,6 +56,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     inboundMaxMessageBytes: 1024 * 1024,
     inboundTls: undefined,
     inboundDomain: undefined,
+    stripe: undefined,
     ...overrides,
   })
 }
