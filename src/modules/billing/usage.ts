@@ -5,6 +5,8 @@ import { publishEvents } from '../events/bus.js'
 import { type BillingCategory, currentPeriodStart, limitColumn, warningRatio } from './categories.js'
 
 export const billingWarningEvent = 'billing.limit_warning'
+/** A scheduled campaign that would have passed the cap at its start, sent back to DRAFT. */
+export const campaignBlockedEvent = 'billing.campaign_blocked'
 
 type CountedRow = { project_id: string; period: string; used: number; cap: number | null; unwarned: boolean }
 
