@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Stripe } from 'stripe'
+import { Stripe } from 'stripe'
 import type { AppContext } from '../../context.js'
 import type { Executor } from '../../db/client.js'
 import { AppError } from '../../errors.js'
@@ -126,8 +126,8 @@ async function callStripe<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call()
   } catch (err) {
-    if (err instanceof Error && err.name.startsWith('Stripe')) {
-      const status = (err as { statusCode?: number }).statusCode
+    if (err instanceof Stripe.errors.StripeError) {
+      const status = err.statusCode
       if (status !== undefined && status >= 400 && status < 500) {
         throw new AppError('BAD_REQUEST', `Stripe refused the request: ${err.message}`)
       }
