@@ -82,6 +82,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         url: `https://billing.stripe.test/p/session/${customer}`,
       })
     }
+    const subscription = /^\/v1\/subscriptions\/([\w-]+)$/.exec(url.pathname)
+    if (request.method === 'DELETE' && subscription) {
+      return reply(200, { id: subscription[1], object: 'subscription', status: 'canceled' })
+    }
     if (request.method === 'GET' && url.pathname === '/v1/invoices') {
       return reply(200, {
         object: 'list',

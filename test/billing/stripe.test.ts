@@ -203,6 +203,20 @@ describe('billing on: sessions and invoices through the stripe client', () => {
     expect(listed?.query.get('customer')).toBe(customer)
   })
 
+  it('deleting a project cancels its Stripe subscription', async () => {
+    const account = await createAccount(server, 'Subscribed')
+    await subscribe(account)
+    const response = await server.app.inject({
+      method: 'DELETE',
+      url: `/users/@me/projects/${account.project.id}`,
+      headers: { cookie: account.cookie },
+      payload: { confirm: 'Subscribed' },
+    })
+    expect(response.statusCode).toBe(200)
+    const cancelled = fake.requests.findLast((entry) => entry.method === 'DELETE')
+    expect(cancelled?.path).toBe(`/v1/subscriptions/sub_${account.project.id.slice(0, 8)}`)
+  })
+
   it("Stripe's refusal is a clear 400, not a 500", async () => {
     const account = await createAccount(server)
     await subscribe(account, 'cus_gone')

@@ -121,6 +121,19 @@ export async function listInvoices(ctx: AppContext, userId: string, projectId: s
   }
 }
 
+/**
+ * Cancels the subscription of a deleted project, best effort as Plunk does: the project is gone whatever Stripe
+ * answers, so a failure is logged for the operator instead of failing the delete.
+ */
+export async function cancelSubscriptionQuietly(ctx: AppContext, subscriptionId: string | null): Promise<void> {
+  if (!subscriptionId || !ctx.config.stripe) return
+  try {
+    await stripeClient(ctx.config).stripe.subscriptions.cancel(subscriptionId)
+  } catch (err) {
+    ctx.log.warn({ err, subscriptionId }, 'could not cancel the Stripe subscription of a deleted project')
+  }
+}
+
 /** Stripe's refusals and outages as our errors: the caller learns it was Stripe, never a bare 500. */
 async function callStripe<T>(call: () => Promise<T>): Promise<T> {
   try {

@@ -84,13 +84,23 @@ export async function resetProject(db: Database, userId: string, projectId: stri
 
 /**
  * Deletes the project and everything it owns: every table references it with ON DELETE CASCADE (captured mail
- * included); its pg-boss jobs, which cannot reference it, go first in the same transaction.
+ * included); its pg-boss jobs, which cannot reference it, go first in the same transaction. Returns the Stripe
+ * subscription it had, for the caller to cancel once the delete has committed.
  */
-export async function deleteProject(db: Database, userId: string, projectId: string, confirm: string): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function deleteProject(
+  db: Database,
+  userId: string,
+  projectId: string,
+  confirm: string,
+): Promise<{ stripeSubscriptionId: string | null }> {
+  return db.transaction(async (tx) => {
     const project = await requireProjectRole(tx, userId, projectId, ['OWNER'], { lock: true })
     assertConfirmation(project.name, confirm)
+    const billing = await tx.execute<{ stripe_subscription_id: string | null }>(
+      sql`SELECT stripe_subscription_id FROM project_billing WHERE project_id = ${projectId}`,
+    )
     await deleteProjectJobs(tx, projectId)
     await tx.execute(sql`DELETE FROM projects WHERE id = ${projectId}`)
+    return { stripeSubscriptionId: billing.rows[0]?.stripe_subscription_id ?? null }
   })
 }

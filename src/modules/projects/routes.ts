@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { userOf } from '../../http/project.js'
+import { cancelSubscriptionQuietly } from '../billing/stripe-sessions.js'
 import { deleteProject, resetProject } from './lifecycle.js'
 import {
   projectConfirmation,
@@ -68,7 +69,8 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
       schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
     },
     async (request) => {
-      await deleteProject(ctx.db, userOf(request), request.params.id, request.body.confirm)
+      const deleted = await deleteProject(ctx.db, userOf(request), request.params.id, request.body.confirm)
+      await cancelSubscriptionQuietly(ctx, deleted.stripeSubscriptionId)
       return { success: true as const, message: 'Project deleted successfully' }
     },
   )
