@@ -17,6 +17,7 @@ import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { userIdFromSessionToken } from './modules/auth/session.js'
+import { registerBillingRoutes } from './modules/billing/routes.js'
 import { registerCampaignRoutes } from './modules/campaigns/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
@@ -109,6 +110,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
+  await registerBillingRoutes(app, ctx)
   registerContactRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)

@@ -105,6 +105,20 @@ const environmentSchema = z.object({
     .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'expected a domain name')
     .transform((value) => value.toLowerCase())
     .optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_\S+$/, 'expected a Stripe secret key (sk_… or rk_…)')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\S+$/, 'expected a Stripe webhook signing secret (whsec_…)')
+    .optional(),
+  STRIPE_PRICE_ID: z
+    .string()
+    .regex(/^price_\S+$/, 'expected a Stripe price id (price_…)')
+    .optional(),
+  /** Another Stripe API endpoint (stripe-mock, a test double); the real API when unset. */
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
 })
 
 export type Role = 'all' | 'api' | 'worker'
@@ -170,6 +184,20 @@ export type Config = Readonly<{
   s3: S3Config | undefined
   /** Domain whose `unsubscribe+TOKEN@` mailboxes unsubscribe contacts (the mailto List-Unsubscribe form). */
   inboundDomain: string | undefined
+  /**
+   * Billing through Stripe, when both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set; undefined: billing is
+   * off (the Stripe routes answer BILLING_NOT_ENABLED) and the monthly caps still work.
+   */
+  stripe: StripeConfig | undefined
+}>
+
+export type StripeConfig = Readonly<{
+  secretKey: string
+  webhookSecret: string
+  /** The subscription price a checkout sells. */
+  priceId: string
+  /** Where the Stripe client sends its requests; undefined: api.stripe.com. */
+  apiUrl: string | undefined
 }>
 
 export type S3Config = Readonly<{
@@ -208,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const dataDir = path.resolve(values.DATA_DIR)
   const s3 = s3Config(values)
   return Object.freeze({
+    stripe: stripeConfig(values),
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
@@ -273,6 +302,16 @@ function s3Config(values: z.infer<typeof environmentSchema>): S3Config | undefin
     forcePathStyle: values.S3_FORCE_PATH_STYLE,
     prefix: values.S3_PREFIX,
   })
+}
+
+function stripeConfig(values: z.infer<typeof environmentSchema>): StripeConfig | undefined {
+  const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_PRICE_ID: priceId } = values
+  if (secretKey === undefined && webhookSecret === undefined) return undefined
+  if (secretKey === undefined || webhookSecret === undefined) {
+    throw new ConfigError(['STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: set both or neither'])
+  }
+  if (priceId === undefined) throw new ConfigError(['STRIPE_PRICE_ID: required when Stripe billing is on'])
+  return Object.freeze({ secretKey, webhookSecret, priceId, apiUrl: values.STRIPE_API_URL })
 }
 
 /** What `backup` and `restore` need: they must not create the secret in a DATA_DIR that a restore will fill. */

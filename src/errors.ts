@@ -1,6 +1,7 @@
 /** Domain errors. Services throw these; `http/errors.ts` alone turns them into responses. */
 export const errorCodes = [
   'BAD_REQUEST',
+  'INVALID_WEBHOOK_SIGNATURE',
   'TEMPLATE_SYNTAX_ERROR',
   'TEMPLATE_RENDER_ERROR',
   'INVALID_JSON',
@@ -10,8 +11,10 @@ export const errorCodes = [
   'FORBIDDEN',
   'PROJECT_DISABLED',
   'PROJECT_SENDING_PAUSED',
+  'BILLING_LIMIT_EXCEEDED',
   'SIGNUPS_DISABLED',
   'NOT_FOUND',
+  'BILLING_NOT_ENABLED',
   'REQUEST_TIMEOUT',
   'CONFLICT',
   'IDEMPOTENCY_KEY_REUSED',

@@ -9,6 +9,7 @@ import { RequestValidationError, toFieldErrors } from './validation.js'
 /** The one place where a domain error code becomes an HTTP status. */
 export const statusByCode: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
+  INVALID_WEBHOOK_SIGNATURE: 400,
   TEMPLATE_SYNTAX_ERROR: 400,
   TEMPLATE_RENDER_ERROR: 400,
   INVALID_JSON: 400,
@@ -18,8 +19,12 @@ export const statusByCode: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   PROJECT_DISABLED: 403,
   PROJECT_SENDING_PAUSED: 403,
+  // A monthly cap of the project is reached: retrying will not help before the next period or a higher cap.
+  BILLING_LIMIT_EXCEEDED: 403,
   SIGNUPS_DISABLED: 403,
   NOT_FOUND: 404,
+  // Plunk answers its Stripe routes with 404 when billing is off; kept for its clients.
+  BILLING_NOT_ENABLED: 404,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,

@@ -162,13 +162,15 @@ describe('projects', () => {
   })
 
   it('deletes a project and everything scoped to it', async () => {
-    const account = await createAccount(server)
+    const account = await createAccount(server, 'Doomed')
     const response = await server.app.inject({
       method: 'DELETE',
       url: `/users/@me/projects/${account.project.id}`,
       headers: { cookie: account.cookie },
+      payload: { confirm: 'Doomed' },
     })
-    expect(response.statusCode).toBe(204)
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ success: true, message: 'Project deleted successfully' })
     const list = await server.app.inject({
       method: 'GET',
       url: '/users/@me/projects',
@@ -184,7 +186,7 @@ describe('projects', () => {
     const attempts = [
       { method: 'PATCH' as const, url, payload: { name: 'Stolen' } },
       { method: 'POST' as const, url: `${url}/regenerate-keys` },
-      { method: 'DELETE' as const, url },
+      { method: 'DELETE' as const, url, payload: { confirm: 'Mine' } },
     ]
     for (const attempt of attempts) {
       const response = await server.app.inject({ ...attempt, headers: { cookie: stranger.cookie } })

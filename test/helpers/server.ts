@@ -58,6 +58,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     inboundDomain: undefined,
     uploads: { maxBytes: 10 * 1024 * 1024, maxPixels: 50_000_000 },
     s3: undefined,
+    stripe: undefined,
     ...overrides,
   })
 }

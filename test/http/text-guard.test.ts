@@ -57,6 +57,10 @@ const bodies: Record<string, Record<string, unknown>> = {
   'PATCH /users/@me/projects/:id': { name: 'Shop', tracking: 'ENABLED' },
   'POST /users/@me/projects/:id/regenerate-keys': {},
   'POST /users/@me/projects/:id/security/resume': {},
+  'POST /users/@me/projects/:id/reset': { confirm: 'Shop' },
+  'PUT /users/@me/projects/:id/billing-limits': { transactional: 1, campaigns: null, workflows: null, inbound: null },
+  'POST /users/@me/projects/:id/checkout': {},
+  'POST /users/@me/projects/:id/billing-portal': {},
   'POST /contacts': { email: 'a@example.com', subscribed: true, data: { note: 'hello', tags: ['vip'] } },
   'POST /contacts/lookup': { emails: ['a@example.com'] },
   'POST /contacts/bulk-subscribe': { contactIds: [someId] },
@@ -137,6 +141,8 @@ const otherBodies: Record<string, string> = {
   'POST /contacts/import': 'a multipart CSV upload; its cells are checked per row (import-text.test.ts)',
   'POST /uploads/image':
     'a multipart image upload; its one stored text, the file name, refuses NUL and every control character (uploads.test.ts)',
+  'POST /webhooks/incoming/billing':
+    "Stripe's raw signed bytes; anything not signed with the webhook secret is refused before it is parsed",
 }
 
 const routeKey = (route: Route) => `${route.method} ${route.url}`

@@ -1,5 +1,6 @@
 // One file per area; drizzle-kit reads this index to generate migrations.
 export * from './analytics.js'
+export * from './billing.js'
 export * from './campaigns.js'
 export * from './contacts.js'
 export * from './domains.js'

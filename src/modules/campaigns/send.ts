@@ -1,9 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.js'
 import type { Executor } from '../../db/client.js'
 import { campaigns } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
+import { addUsage, assertWithinLimit, campaignBlockedEvent, chargeUsage } from '../billing/usage.js'
 import { assertSenderAllowed } from '../domains/service.js'
+import { publishEvents } from '../events/bus.js'
 import { countAudience } from './audience.js'
 
 export type CampaignRecord = typeof campaigns.$inferSelect
@@ -52,6 +54,8 @@ export async function sendCampaign(
     const recipients = await countAudience(tx, projectId, campaign)
     if (recipients === 0) throw new AppError('BAD_REQUEST', 'Campaign has no recipients')
     if (when && when.getTime() > Date.now()) {
+      // Counted when it starts; refused now already if its audience would not fit what is left of the cap.
+      await assertWithinLimit(tx, projectId, 'campaigns', recipients)
       const [scheduled] = await tx
         .update(campaigns)
         .set({ status: 'SCHEDULED', scheduledFor: when, totalRecipients: recipients })
@@ -59,6 +63,8 @@ export async function sendCampaign(
         .returning()
       return { campaign: scheduled ?? campaign, message: `Campaign scheduled for ${when.toISOString()}` }
     }
+    // The whole audience is counted at the start, so a campaign that would pass the cap never starts.
+    await chargeUsage(tx, projectId, 'campaigns', recipients)
     const [sending] = await tx
       .update(campaigns)
       .set({ ...startSending, scheduledFor: null })
@@ -87,18 +93,48 @@ const startSending = {
 } as const
 
 /**
- * Starts the scheduled campaigns whose time has come. SKIP LOCKED and the state change in one statement make
- * each start happen once, however many workers run this; the fan-out follows in the same loop.
+ * Starts the scheduled campaigns whose time has come. SKIP LOCKED and the state change in one transaction make
+ * each start happen once, however many workers run this; the fan-out follows in the same loop. Each start counts
+ * the audience counted at scheduling against the monthly campaigns cap; one that no longer fits goes back to
+ * DRAFT (it was never sent) with a `billing.campaign_blocked` event, instead of starting and stopping half-way.
  */
 export async function startDueCampaigns(ctx: AppContext): Promise<number> {
-  const started = await ctx.db
-    .update(campaigns)
-    .set(startSending)
-    .where(
-      sql`${campaigns.id} IN (
-        SELECT id FROM campaigns WHERE status = 'SCHEDULED' AND scheduled_for <= now()
-        ORDER BY scheduled_for LIMIT 100 FOR UPDATE SKIP LOCKED)`,
-    )
-    .returning({ id: campaigns.id })
-  return started.length
+  return ctx.db.transaction(async (tx) => {
+    const due = await tx.execute<{ id: string; project_id: string; total_recipients: number }>(sql`
+      SELECT id, project_id, total_recipients FROM campaigns WHERE status = 'SCHEDULED' AND scheduled_for <= now()
+      ORDER BY scheduled_for LIMIT 100 FOR UPDATE SKIP LOCKED`)
+    if (due.rows.length === 0) return 0
+    const started: string[] = []
+    const blocked: { id: string; projectId: string }[] = []
+    // One statement per campaign: two due campaigns of one project must each see the other's count.
+    for (const campaign of due.rows) {
+      const refused = await addUsage(tx, 'campaigns', new Map([[campaign.project_id, campaign.total_recipients]]))
+      if (refused.size === 0) started.push(campaign.id)
+      else blocked.push({ id: campaign.id, projectId: campaign.project_id })
+    }
+    if (started.length > 0) {
+      await tx.update(campaigns).set(startSending).where(inArray(campaigns.id, started))
+    }
+    if (blocked.length > 0) {
+      await tx
+        .update(campaigns)
+        .set({ status: 'DRAFT', scheduledFor: null })
+        .where(
+          inArray(
+            campaigns.id,
+            blocked.map((campaign) => campaign.id),
+          ),
+        )
+      await publishEvents(
+        tx,
+        blocked.map((campaign) => ({
+          projectId: campaign.projectId,
+          contactId: null,
+          name: campaignBlockedEvent,
+          data: { campaignId: campaign.id, category: 'campaigns', reason: 'monthly limit reached' },
+        })),
+      )
+    }
+    return started.length
+  })
 }

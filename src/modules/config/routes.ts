@@ -6,7 +6,7 @@ export function registerConfigRoutes(app: App, ctx: AppContext): void {
   // Fixed for the life of the process, so computed once.
   const features = {
     signups: !config.disableSignups,
-    billing: false,
+    billing: config.stripe !== undefined,
     storage: { s3: config.s3 !== undefined },
     oauth: { github: false, google: false },
     inbound: false,

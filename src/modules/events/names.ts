@@ -2,7 +2,13 @@
 export const contactSubscribedEvent = 'contact.subscribed'
 export const contactUnsubscribedEvent = 'contact.unsubscribed'
 
-const reservedPatterns = [/^email\./, /^contact\.(un)?subscribed$/, /^segment\.[^.]+\.(entry|exit)$/, /^workflow\./]
+const reservedPatterns = [
+  /^email\./,
+  /^billing\./,
+  /^contact\.(un)?subscribed$/,
+  /^segment\.[^.]+\.(entry|exit)$/,
+  /^workflow\./,
+]
 
 /** What workflow executions record in the event log (the activity feed); they start no workflow. */
 export const workflowEventNames = {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js'
 import type { inboundSource } from '../../db/schema/index.js'
 import { domainOf } from '../../mail/address.js'
 import type { InboundMessage } from '../../mail/inbound/message.js'
+import { addUsage } from '../billing/usage.js'
 import { contactEmail } from '../contacts/schemas.js'
 import { upsertContact } from '../contacts/service.js'
 import { publishEvents } from '../events/bus.js'
@@ -58,6 +59,9 @@ export async function receiveInboundMessage(
   const author = authorOf(message)
   const projectIds = await ctx.db.transaction(async (tx) => {
     const claimed = await claimInboundEmails(tx, [...recipientsByProject.keys()], source, message.messageId)
+    // A project over its monthly inbound cap gets no event; the claim stays, so a redelivery is not counted again.
+    const refused = await addUsage(tx, 'inbound', new Map([...claimed].map((projectId) => [projectId, 1])))
+    for (const projectId of refused) claimed.delete(projectId)
     // One statement per owning project: a domain is shared by a handful of projects at most.
     for (const [projectId, recipients] of recipientsByProject) {
       if (!claimed.has(projectId)) continue

@@ -1,9 +1,24 @@
+import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { userOf } from '../../http/project.js'
-import { projectCreate, projectIdParams, projectUpdate, projectView } from './schemas.js'
-import { createProject, deleteProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
+import { cancelSubscriptionQuietly } from '../billing/stripe-sessions.js'
+import { deleteProject, resetProject } from './lifecycle.js'
+import {
+  projectConfirmation,
+  projectCreate,
+  projectDone,
+  projectIdParams,
+  projectUpdate,
+  projectView,
+} from './schemas.js'
+import { createProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
+
+/** A reset or delete sent without a body is reported as the missing `confirm` field, not as a missing body. */
+async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {}
+}
 
 export function registerProjectRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'user' as const } }
@@ -33,12 +48,30 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
     async (request) => regenerateProjectKeys(ctx.db, userOf(request), request.params.id),
   )
 
+  app.post(
+    '/users/@me/projects/:id/reset',
+    {
+      ...route,
+      preValidation: emptyBodyAsObject,
+      schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
+    },
+    async (request) => {
+      await resetProject(ctx, userOf(request), request.params.id, request.body.confirm)
+      return { success: true as const, message: 'Project reset successfully' }
+    },
+  )
+
   app.delete(
     '/users/@me/projects/:id',
-    { ...route, schema: { tags, params: projectIdParams } },
-    async (request, reply) => {
-      await deleteProject(ctx.db, userOf(request), request.params.id)
-      return reply.code(204).send()
+    {
+      ...route,
+      preValidation: emptyBodyAsObject,
+      schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
+    },
+    async (request) => {
+      const deleted = await deleteProject(ctx, userOf(request), request.params.id, request.body.confirm)
+      await cancelSubscriptionQuietly(ctx, deleted.stripeSubscriptionId)
+      return { success: true as const, message: 'Project deleted successfully' }
     },
   )
 }

@@ -29,3 +29,12 @@ export const projectView = z.object({
   updatedAt: z.date(),
 })
 export type ProjectView = z.infer<typeof projectView>
+
+/** Reset and delete name the project, so a stray or replayed request cannot wipe the wrong one. */
+export const projectConfirmation = z.object({
+  confirm: z.string().min(1).max(200),
+})
+export type ProjectConfirmation = z.infer<typeof projectConfirmation>
+
+/** Plunk's answer to a reset or delete. */
+export const projectDone = z.object({ success: z.literal(true), message: z.string() })

@@ -139,10 +139,3 @@ export async function regenerateProjectKeys(db: Database, userId: string, projec
     return getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
   })
 }
-
-export async function deleteProject(db: Database, userId: string, projectId: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    await getUserProject(tx, userId, projectId, ['OWNER'])
-    await tx.delete(projects).where(eq(projects.id, projectId))
-  })
-}

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js'
 import type { Transaction } from '../../db/client.js'
 import { normalizeEmail } from '../../mail/address.js'
+import { addUsage, limitExceeded } from '../billing/usage.js'
 import { type ContactUpsertResult, upsertContact, upsertContacts } from '../contacts/service.js'
 import { enqueueEmails } from '../delivery/service.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
@@ -68,6 +69,19 @@ async function enqueueInOrder(
 }
 
 /**
+ * Counts the emails against each project's monthly transactional cap: one statement for the whole batch, last in
+ * the transaction so the usage rows it locks are held only until the commit. A project over its cap fails the
+ * transaction, so nothing of it is queued (a group commit then retries its requests one by one, and only the
+ * over-cap ones fail).
+ */
+async function chargeTransactional(tx: Transaction, recipients: readonly RecipientEmail[]): Promise<void> {
+  const counts = new Map<string, number>()
+  for (const { projectId } of recipients) counts.set(projectId, (counts.get(projectId) ?? 0) + 1)
+  const [refused] = await addUsage(tx, 'transactional', counts)
+  if (refused) throw await limitExceeded(tx, refused, 'transactional', counts.get(refused) ?? 0)
+}
+
+/**
  * The one transaction of `POST /v1/send`, for one request's recipients or a group commit of many requests:
  * each recipient gets its own contact upsert and its own rendered email, in order, and the emails are stored
  * in the outbox in the same transaction, so a 200 means they will be sent. The caller wakes the outbox.
@@ -88,6 +102,7 @@ export async function acceptEmails(
       }),
     )
     const emailIds = await enqueueInOrder(tx, recipients, emails)
+    await chargeTransactional(tx, recipients)
     return upserted.map(({ contact }, index) => ({
       contact: { id: contact.id, email: contact.email },
       email: emailIds[index] ?? '',

@@ -11,8 +11,9 @@ export const lingerMs = 10_000
  * grow, and the linger bounds how long a client can keep a refused upload going.
  */
 export function lingerOnUnreadBody(request: IncomingMessage): void {
-  if (request.complete || request.destroyed) return
-  const timer = setTimeout(() => request.socket.destroy(), lingerMs)
+  if (request.complete || request.readableEnded || request.destroyed) return
+  // Destroying the request destroys its socket; `inject`'s requests have no real socket, and need no cut.
+  const timer = setTimeout(() => request.destroy(), lingerMs)
   timer.unref()
   request.once('end', () => clearTimeout(timer))
   request.once('close', () => clearTimeout(timer))

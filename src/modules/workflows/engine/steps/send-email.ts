@@ -5,6 +5,7 @@ import { AppError } from '../../../../errors.js'
 import { listUnsubscribeHeaders } from '../../../../mail/outbound/list-unsubscribe.js'
 import { renderEmail } from '../../../../mail/outbound/render.js'
 import { withSubscriptionUrls } from '../../../../mail/outbound/subscription-links.js'
+import { addUsage } from '../../../billing/usage.js'
 import { enqueueEmails } from '../../../delivery/service.js'
 import { sendEmailConfig } from '../../steps/config.js'
 import type { StepRow } from '../definition.js'
@@ -49,6 +50,9 @@ export async function runSendEmail(step: StepRow, scope: StepContext): Promise<S
     if (err instanceof AppError) return failed(err.message, summary)
     throw err
   }
+  // Counted with the step's transaction; over the project's monthly cap the step fails and nothing is queued.
+  const refused = await addUsage(scope.tx, 'workflows', new Map([[scope.projectId, 1]]))
+  if (refused.size > 0) return failed("The project's monthly workflows email limit is reached", summary)
   const [emailId] = await enqueueEmails(scope.tx, scope.projectId, [
     {
       from: { email: template.from, name: template.fromName },
