@@ -16,7 +16,7 @@ import { amazonSnsTrust, type SnsTrust } from './mail/aws/sns.js'
 import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
-import { userIdFromSessionToken } from './modules/auth/session.js'
+import { findSession } from './modules/auth/session.js'
 import { registerCampaignRoutes } from './modules/campaigns/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
@@ -92,7 +92,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAuth(app, {
     findProjectByKey: batchedKeyLookup(ctx.db),
     findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
-    userIdFromSession: (token) => userIdFromSessionToken(ctx.config.secret, token),
+    sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
+    requireEmailVerification: ctx.config.requireEmailVerification,
   })
   // ioredis is loaded only when configured.
   const redis = ctx.config.redisUrl

@@ -7,6 +7,8 @@ import { createProject, deleteProject, listUserProjects, regenerateProjectKeys, 
 
 export function registerProjectRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'user' as const } }
+  const admin = { config: { auth: 'user' as const, projectParam: 'id', role: 'ADMIN' as const } }
+  const owner = { config: { auth: 'user' as const, projectParam: 'id', role: 'OWNER' as const } }
   const tags = ['projects']
 
   app.get(
@@ -23,19 +25,19 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
 
   app.patch(
     '/users/@me/projects/:id',
-    { ...route, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
+    { ...admin, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
     async (request) => updateProject(ctx.db, userOf(request), request.params.id, request.body),
   )
 
   app.post(
     '/users/@me/projects/:id/regenerate-keys',
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
+    { ...admin, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
     async (request) => regenerateProjectKeys(ctx.db, userOf(request), request.params.id),
   )
 
   app.delete(
     '/users/@me/projects/:id',
-    { ...route, schema: { tags, params: projectIdParams } },
+    { ...owner, schema: { tags, params: projectIdParams } },
     async (request, reply) => {
       await deleteProject(ctx.db, userOf(request), request.params.id)
       return reply.code(204).send()

@@ -15,7 +15,8 @@ export function registerTrackRoutes(app: App, ctx: AppContext): void {
   for (const { url, auth, tags } of routes) {
     app.post(
       url,
-      { config: { auth }, schema: { tags, body: trackBody, response: { 200: trackResult } } },
+      // The dashboard alias is a project route: any member may track.
+      { config: { auth, role: 'MEMBER' }, schema: { tags, body: trackBody, response: { 200: trackResult } } },
       async (request) => {
         const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
         return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }

@@ -1,8 +1,9 @@
 import { z } from 'zod'
+import { newPassword } from '../auth/password-policy.js'
 
 export const credentials = z.object({
   email: z.email().max(254),
-  password: z.string().min(8, 'must be at least 8 characters').max(256),
+  password: newPassword,
 })
 export type Credentials = z.infer<typeof credentials>
 
