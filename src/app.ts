@@ -25,6 +25,7 @@ import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/routes.js'
+import { registerOAuthRoutes } from './modules/oauth/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
@@ -107,6 +108,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerMetricsRoute(app, ctx.metrics, { token: ctx.config.metrics.token, open: false })
   registerConfigRoutes(app, ctx)
   registerAuthRoutes(app, ctx)
+  registerOAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
   registerContactRoutes(app, ctx)

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
@@ -6,6 +5,7 @@ import { sessionCookieName } from '../../http/auth.js'
 import { userOf } from '../../http/project.js'
 import { credentials, loginBody, userView } from '../users/schemas.js'
 import { authenticateUser } from '../users/service.js'
+import { startSession } from './cookie.js'
 import { requestVerificationEmail, verifyEmail } from './email-verification.js'
 import { requestPasswordReset, resetPassword } from './password-reset.js'
 import {
@@ -16,22 +16,11 @@ import {
   resetPasswordBody,
   verifyEmailBody,
 } from './schemas.js'
-import { createSession, endSession, readSessionToken, sessionLifetimeSeconds } from './session.js'
+import { endSession, readSessionToken } from './session.js'
 import { signUp } from './signup.js'
 
 export function registerAuthRoutes(app: App, ctx: AppContext): void {
-  const secureCookie = ctx.config.publicUrl.startsWith('https://')
   const tags = ['auth']
-
-  async function startSession(reply: FastifyReply, userId: string): Promise<void> {
-    reply.setCookie(sessionCookieName, await createSession(ctx.db, ctx.config.secret, userId), {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secureCookie,
-      path: '/',
-      maxAge: sessionLifetimeSeconds,
-    })
-  }
 
   // Per client address: password guessing, and mail sent to addresses someone else types in.
   const limited = {
@@ -45,7 +34,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       if (ctx.config.disableSignups) throw new AppError('SIGNUPS_DISABLED', 'Signups are disabled on this server')
       const user = await signUp(ctx, request.body)
-      await startSession(reply, user.id)
+      await startSession(ctx, reply, user.id)
       return reply.code(201).send(user)
     },
   )
@@ -55,7 +44,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
     { config: limited, schema: { tags, body: loginBody, response: { 200: userView } } },
     async (request, reply) => {
       const user = await authenticateUser(ctx.db, request.body.email, request.body.password)
-      await startSession(reply, user.id)
+      await startSession(ctx, reply, user.id)
       return user
     },
   )
