@@ -1,10 +1,13 @@
+import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { sessionCookieName } from '../../http/auth.js'
 import { userOf } from '../../http/project.js'
+import { acceptInvitation } from '../members/invitations.js'
+import { acceptInvitationBody } from '../members/schemas.js'
 import { credentials, loginBody, userView } from '../users/schemas.js'
-import { authenticateUser } from '../users/service.js'
+import { getUser } from '../users/service.js'
 import { startSession } from './cookie.js'
 import { requestVerificationEmail, verifyEmail } from './email-verification.js'
 import { requestPasswordReset, resetPassword } from './password-reset.js'
@@ -17,7 +20,7 @@ import {
   verifyEmailBody,
 } from './schemas.js'
 import { endSession, readSessionToken } from './session.js'
-import { signUp } from './signup.js'
+import { logIn, signUp } from './signup.js'
 
 export function registerAuthRoutes(app: App, ctx: AppContext): void {
   const tags = ['auth']
@@ -43,7 +46,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
     '/auth/login',
     { config: limited, schema: { tags, body: loginBody, response: { 200: userView } } },
     async (request, reply) => {
-      const user = await authenticateUser(ctx.db, request.body.email, request.body.password)
+      const user = await logIn(ctx, request.body)
       await startSession(ctx, reply, user.id)
       return user
     },
@@ -97,6 +100,23 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
         sessionId: session?.sessionId ?? null,
       })
       return message('Password reset successfully')
+    },
+  )
+
+  app.post(
+    '/auth/accept-invitation',
+    {
+      config: { auth: 'user' },
+      schema: {
+        tags,
+        body: acceptInvitationBody,
+        response: { 200: z.object({ success: z.literal(true), data: z.object({ projectId: z.uuid() }) }) },
+      },
+    },
+    async (request) => {
+      const user = await getUser(ctx.db, userOf(request))
+      const data = await ctx.db.transaction((tx) => acceptInvitation(ctx, tx, request.body.token, user))
+      return { success: true as const, data }
     },
   )
 
