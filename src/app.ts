@@ -24,6 +24,7 @@ import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
+import { registerMemberRoutes } from './modules/members/routes.js'
 import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/routes.js'
 import { registerOAuthRoutes } from './modules/oauth/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
@@ -31,6 +32,7 @@ import { batchedKeyLookup, findMemberProject } from './modules/projects/service.
 import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { registerSegmentRoutes } from './modules/segments/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
+import { registerSetupStateRoutes } from './modules/setup-state/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
@@ -111,6 +113,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerOAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
+  registerMemberRoutes(app, ctx)
+  registerSetupStateRoutes(app, ctx)
   registerContactRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
