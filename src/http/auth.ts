@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError, validationError } from '../errors.js'
+import { AppError } from '../errors.js'
 
 /**
  * Who may call a route, declared on the route itself (`config: { auth }`); a route without one fails at boot.
@@ -129,13 +129,13 @@ async function authenticateSession(
   return session
 }
 
-/** The project a route's path names, checked as a uuid here because this runs before params validation. */
-function projectIdFromPath(request: FastifyRequest, param: string): string {
+/**
+ * The project a route's path names. Undefined for a value that is no uuid: this runs before params validation,
+ * which then answers it with its usual 422 (and the text guard's reasons), so the handler never runs.
+ */
+function projectIdFromPath(request: FastifyRequest, param: string): string | undefined {
   const value = (request.params as Record<string, unknown> | undefined)?.[param]
-  if (typeof value !== 'string' || !uuidPattern.test(value)) {
-    throw validationError([{ field: param, message: 'Invalid UUID', code: 'invalid_string' }], 'Invalid params')
-  }
-  return value
+  return typeof value === 'string' && uuidPattern.test(value) ? value : undefined
 }
 
 async function authenticateProjectMember(
@@ -145,8 +145,11 @@ async function authenticateProjectMember(
 ): Promise<void> {
   const { role, projectParam } = request.routeOptions.config
   let projectId: string
-  if (projectParam) projectId = projectIdFromPath(request, projectParam)
-  else {
+  if (projectParam) {
+    const fromPath = projectIdFromPath(request, projectParam)
+    if (!fromPath) return
+    projectId = fromPath
+  } else {
     const header = request.headers['x-project-id']
     if (typeof header !== 'string' || header === '') {
       throw new AppError('BAD_REQUEST', 'X-Project-Id header is required with a session')
@@ -155,7 +158,7 @@ async function authenticateProjectMember(
   }
   const project = uuidPattern.test(projectId) ? await resolvers.findMemberProject(session.userId, projectId) : undefined
   // Not a member and no such project answer alike, so ids of other people's projects cannot be probed.
-  if (!project) throw new AppError('NOT_FOUND', 'Project not found or you do not have access')
+  if (!project) throw new AppError('NOT_FOUND', 'Project not found')
   if (resolvers.requireEmailVerification && !session.emailVerified) {
     throw new AppError('EMAIL_VERIFICATION_REQUIRED', 'Verify your email address before using a project', {
       suggestion:
@@ -221,8 +224,9 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
     const token = bearerToken(request)
     if (token) {
       await authenticateKey(resolvers, request, token, scope === 'track' ? ['public', 'secret'] : ['secret'])
-      if (projectParam && projectIdFromPath(request, projectParam) !== request.project?.id) {
-        throw new AppError('NOT_FOUND', 'Project not found or you do not have access')
+      const fromPath = projectParam ? projectIdFromPath(request, projectParam) : undefined
+      if (fromPath && fromPath !== request.project?.id) {
+        throw new AppError('NOT_FOUND', 'Project not found')
       }
     } else if (scope === 'project') {
       const session = await authenticateSession(resolvers, request)

@@ -8,7 +8,8 @@ import { systemEmailsTo, tokenOf, waitForSystemEmail } from '../helpers/system-m
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startTestServer()
+  // Signup mails a verification link only when verification is required.
+  server = await startTestServer({ config: { requireEmailVerification: true } })
 })
 afterAll(() => server.close())
 

@@ -8,7 +8,9 @@ import { waitForSystemEmail } from '../helpers/system-mail.js'
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { systemEmailFrom: { email: 'accounts@mailroom.test', name: 'Team' } } })
+  server = await startTestServer({
+    config: { systemEmailFrom: { email: 'accounts@mailroom.test', name: 'Team' }, requireEmailVerification: true },
+  })
 })
 afterAll(() => server.close())
 

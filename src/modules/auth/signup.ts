@@ -8,8 +8,10 @@ import { authenticateUser, createUser } from '../users/service.js'
 import { queueVerificationEmail } from './email-verification.js'
 
 /**
- * A new password account; its verification email commits with it. With an invitation to this address the
- * account joins the project and counts as verified (the link reached the mailbox), so no email is sent.
+ * A new password account. When verification is required (REQUIRE_EMAIL_VERIFICATION, as Plunk does when its
+ * platform mail is on) its verification email commits with it; otherwise the user asks for one with
+ * /auth/request-verification. With an invitation to this address the account joins the project and counts as
+ * verified (the link reached the mailbox), so no email is sent.
  */
 export async function signUp(ctx: AppContext, input: Credentials): Promise<UserView> {
   const email = normalizeEmail(input.email)
@@ -20,10 +22,10 @@ export async function signUp(ctx: AppContext, input: Credentials): Promise<UserV
   const user = await ctx.db.transaction(async (tx) => {
     const created = await createUser(tx, input, { emailVerified: invited !== undefined })
     if (input.invitation) await acceptInvitation(ctx, tx, input.invitation, created)
-    else await queueVerificationEmail(ctx, tx, created)
+    else if (ctx.config.requireEmailVerification) await queueVerificationEmail(ctx, tx, created)
     return created
   })
-  if (!input.invitation) wakeSystemMail(ctx)
+  if (!input.invitation && ctx.config.requireEmailVerification) wakeSystemMail(ctx)
   return user
 }
 

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context.js'
-import { notFound } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf, userOf } from '../../http/project.js'
 import { wakeOutbox } from '../delivery/service.js'

@@ -14,13 +14,9 @@ export function registerTrackRoutes(app: App, ctx: AppContext): void {
     { url: '/events/track', config: { auth: 'project', role: 'MEMBER' }, tags: ['events'] },
   ]
   for (const { url, config, tags } of routes) {
-    app.post(
-      url,
-      { config, schema: { tags, body: trackBody, response: { 200: trackResult } } },
-      async (request) => {
-        const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-        return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
-      },
-    )
+    app.post(url, { config, schema: { tags, body: trackBody, response: { 200: trackResult } } }, async (request) => {
+      const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
+      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
+    })
   }
 }
