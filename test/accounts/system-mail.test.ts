@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emails, projects } from '../../src/db/schema/index.js'
+import { eventually } from '../helpers/emails.js'
 import { bearer, createAccount, sessionCookie, uniqueEmail } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { waitForSystemEmail } from '../helpers/system-mail.js'
@@ -28,13 +29,15 @@ describe('system mail', () => {
     expect(mail.from).toBe('"Team" <accounts@mailroom.test>')
     expect(mail.subject).toBe('Verify your email address')
     expect(mail.link).toMatch(/^http:\/\/localhost:3000\/auth\/verify-email\?token=[0-9a-f]{64}$/)
-    // The email went through the ordinary pipeline: a SENT row of the system project.
-    const [row] = await server.ctx.db
-      .select({ status: emails.status, system: projects.system })
-      .from(emails)
-      .innerJoin(projects, eq(projects.id, emails.projectId))
-      .where(eq(emails.toEmail, email))
-    expect(row).toEqual({ status: 'SENT', system: true })
+    // The email went through the ordinary pipeline: a row of the system project, marked SENT once handed over.
+    await vi.waitFor(async () => {
+      const [row] = await server.ctx.db
+        .select({ status: emails.status, system: projects.system })
+        .from(emails)
+        .innerJoin(projects, eq(projects.id, emails.projectId))
+        .where(eq(emails.toEmail, email))
+      expect(row).toEqual({ status: 'SENT', system: true })
+    }, eventually)
   })
 
   it('keeps the system project out of every user and key: not listed, not reachable, its keys refused', async () => {
