@@ -16,7 +16,7 @@ import { amazonSnsTrust, type SnsTrust } from './mail/aws/sns.js'
 import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
-import { userIdFromSessionToken } from './modules/auth/session.js'
+import { findSession } from './modules/auth/session.js'
 import { registerBillingRoutes } from './modules/billing/routes.js'
 import { registerCampaignRoutes } from './modules/campaigns/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
@@ -25,12 +25,15 @@ import { registerDomainRoutes } from './modules/domains/routes.js'
 import { registerEventRoutes } from './modules/events/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMailboxRoutes } from './modules/mailbox/routes.js'
+import { registerMemberRoutes } from './modules/members/routes.js'
 import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/routes.js'
+import { registerOAuthRoutes } from './modules/oauth/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { registerSegmentRoutes } from './modules/segments/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
+import { registerSetupStateRoutes } from './modules/setup-state/routes.js'
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
@@ -94,7 +97,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAuth(app, {
     findProjectByKey: batchedKeyLookup(ctx.db),
     findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
-    userIdFromSession: (token) => userIdFromSessionToken(ctx.config.secret, token),
+    sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
+    requireEmailVerification: ctx.config.requireEmailVerification,
   })
   // ioredis is loaded only when configured.
   const redis = ctx.config.redisUrl
@@ -108,9 +112,12 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerMetricsRoute(app, ctx.metrics, { token: ctx.config.metrics.token, open: false })
   registerConfigRoutes(app, ctx)
   registerAuthRoutes(app, ctx)
+  registerOAuthRoutes(app, ctx)
   registerUserRoutes(app, ctx)
   registerProjectRoutes(app, ctx)
   await registerBillingRoutes(app, ctx)
+  registerMemberRoutes(app, ctx)
+  registerSetupStateRoutes(app, ctx)
   registerContactRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)

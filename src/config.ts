@@ -51,6 +51,15 @@ const environmentSchema = z.object({
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   DISABLE_SIGNUPS: booleanFlag.default(false),
+  SYSTEM_EMAIL_FROM: z
+    .string()
+    .regex(/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'expected "Name <address>" or an address')
+    .optional(),
+  REQUIRE_EMAIL_VERIFICATION: booleanFlag.default(false),
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   ATTACHMENTS_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -147,6 +156,12 @@ export type Config = Readonly<{
   secret: string
   webhookAllowPrivate: boolean
   disableSignups: boolean
+  /** Sender of Mailroom's own account mail (verification, password reset, invitations). */
+  systemEmailFrom: Readonly<{ email: string; name: string | null }>
+  /** Password accounts must verify their address before they may use a project (OAuth and invited ones have). */
+  requireEmailVerification: boolean
+  /** OAuth sign-in providers; a provider is on when its client id and secret are set. */
+  oauth: Readonly<{ github: OAuthProviderConfig | undefined; google: OAuthProviderConfig | undefined }>
   idempotencyTtlHours: number
   /** Total decoded size of one /v1/send request's attachments. */
   attachmentsMaxBytes: number
@@ -214,6 +229,35 @@ export type S3Config = Readonly<{
   prefix: string | undefined
 }>
 
+/**
+ * One OAuth provider: its client and endpoints. The endpoints default to the provider's public ones; tests
+ * point them at a local provider, and a GitHub Enterprise server can be used the same way.
+ */
+export type OAuthProviderConfig = Readonly<{
+  clientId: string
+  clientSecret: string
+  authorizationUrl: string
+  tokenUrl: string
+  /** The profile endpoint: GitHub's `/user`, Google's OpenID Connect userinfo. */
+  userUrl: string
+  /** GitHub's `/user/emails` (the verified addresses); unused for Google, whose userinfo says it. */
+  emailsUrl: string | undefined
+}>
+
+export const githubEndpoints = {
+  authorizationUrl: 'https://github.com/login/oauth/authorize',
+  tokenUrl: 'https://github.com/login/oauth/access_token',
+  userUrl: 'https://api.github.com/user',
+  emailsUrl: 'https://api.github.com/user/emails',
+} as const
+
+export const googleEndpoints = {
+  authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+  tokenUrl: 'https://oauth2.googleapis.com/token',
+  userUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
+  emailsUrl: undefined,
+} as const
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
@@ -230,18 +274,30 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (values.MAIL_TRANSPORT === 'smtp' && !values.SMTP_URL) {
     throw new ConfigError(['SMTP_URL: required when MAIL_TRANSPORT is smtp'])
   }
+  for (const provider of ['GITHUB', 'GOOGLE'] as const) {
+    if ((values[`${provider}_CLIENT_ID`] === undefined) !== (values[`${provider}_CLIENT_SECRET`] === undefined)) {
+      throw new ConfigError([`${provider}_CLIENT_ID, ${provider}_CLIENT_SECRET: set both or neither`])
+    }
+  }
   if ((values.INBOUND_TLS_KEY_FILE === undefined) !== (values.INBOUND_TLS_CERT_FILE === undefined)) {
     throw new ConfigError(['INBOUND_TLS_KEY_FILE, INBOUND_TLS_CERT_FILE: set both or neither'])
   }
   const dataDir = path.resolve(values.DATA_DIR)
   const s3 = s3Config(values)
+  const publicUrl = (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, '')
+  const oauthProvider = (
+    clientId: string | undefined,
+    clientSecret: string | undefined,
+    endpoints: Omit<OAuthProviderConfig, 'clientId' | 'clientSecret'>,
+  ): OAuthProviderConfig | undefined =>
+    clientId && clientSecret ? Object.freeze({ clientId, clientSecret, ...endpoints }) : undefined
   return Object.freeze({
     stripe: stripeConfig(values),
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
     dataDir,
-    publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     mailTransport: values.MAIL_TRANSPORT,
     smtpUrl: values.SMTP_URL,
     sesRegion: values.SES_REGION,
@@ -252,6 +308,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     secret: values.SECRET ?? readOrCreateSecret(dataDir),
     webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
     disableSignups: values.DISABLE_SIGNUPS,
+    systemEmailFrom: parseSystemSender(values.SYSTEM_EMAIL_FROM, publicUrl),
+    requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
+    oauth: Object.freeze({
+      github: oauthProvider(values.GITHUB_CLIENT_ID, values.GITHUB_CLIENT_SECRET, githubEndpoints),
+      google: oauthProvider(values.GOOGLE_CLIENT_ID, values.GOOGLE_CLIENT_SECRET, googleEndpoints),
+    }),
     idempotencyTtlHours: values.IDEMPOTENCY_TTL_HOURS,
     attachmentsMaxBytes: values.ATTACHMENTS_MAX_BYTES,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
@@ -331,6 +393,14 @@ export function loadDataDirConfig(env: NodeJS.ProcessEnv): DataDirConfig {
  */
 export function unsubscribeMailDomain(config: Config): string | undefined {
   return config.inboundSmtpPort === undefined ? undefined : config.inboundDomain
+}
+
+/** `Name <address>` or a bare address; by default no-reply at PUBLIC_URL's host. */
+function parseSystemSender(value: string | undefined, publicUrl: string): Config['systemEmailFrom'] {
+  const named = value ? /^\s*([^<>]*?)\s*<([^<>]+)>\s*$/.exec(value) : null
+  if (named?.[2]) return Object.freeze({ email: named[2].trim(), name: named[1] || null })
+  if (value) return Object.freeze({ email: value.trim(), name: null })
+  return Object.freeze({ email: `no-reply@${new URL(publicUrl).hostname}`, name: 'Mailroom' })
 }
 
 /** A generated secret is kept in the data dir so sessions and signed links survive a restart. */

@@ -4,6 +4,7 @@ import type { LoopDefinition } from './jobs/loop.js'
 import { createQueues, startWorkers } from './jobs/worker.js'
 import type { InboundServer } from './mail/inbound/server.js'
 import { countDispatchedEvents } from './modules/analytics/rollup.js'
+import { expireAccountRowsJob } from './modules/auth/jobs.js'
 import { campaignsLoop } from './modules/campaigns/loop.js'
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from './modules/contacts/jobs.js'
 import type { Outbox } from './modules/delivery/outbox.js'
@@ -35,6 +36,7 @@ const jobs: readonly JobDefinition[] = [
   bulkContactsJob,
   endSnoozesJob,
   expireFeedbackReceiptsJob,
+  expireAccountRowsJob,
   settlePendingReportsJob,
   sweepSegmentsJob,
   compactExecutionCountsJob,

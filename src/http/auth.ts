@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.js'
 
 /**
@@ -8,8 +8,20 @@ import { AppError } from '../errors.js'
  * - `secret`: a project's secret key
  * - `track`: a project's public or secret key (DESIGN.md §4)
  * - `project`: a secret key, or a session cookie with `X-Project-Id` naming a project the user belongs to
+ *
+ * Routes that act on a project also declare `role`, the least member role a session caller needs (see
+ * docs/notes-accounts.md for the table). A secret key is the project's owner-equivalent key and passes every
+ * role. `projectParam` names the path parameter that names the project (`/projects/:id/...`): a session
+ * caller's project then comes from the path instead of `X-Project-Id`, and a key must belong to it.
  */
 export type AuthScope = 'none' | 'user' | 'secret' | 'track' | 'project'
+
+export const memberRoles = ['MEMBER', 'ADMIN', 'OWNER'] as const
+export type MemberRole = (typeof memberRoles)[number]
+
+export function roleAtLeast(role: MemberRole, minimum: MemberRole): boolean {
+  return memberRoles.indexOf(role) >= memberRoles.indexOf(minimum)
+}
 
 export type AuthProject = {
   id: string
@@ -20,21 +32,45 @@ export type AuthProject = {
   sendingPausedReason: string | null
 }
 
+export type AuthSession = { userId: string; sessionId: string; emailVerified: boolean }
+
 export type AuthResolvers = {
   findProjectByKey(kind: 'public' | 'secret', key: string): Promise<AuthProject | undefined>
-  userIdFromSession(token: string): Promise<string | undefined>
-  findMemberProject(userId: string, projectId: string): Promise<AuthProject | undefined>
+  /** The live session a cookie names; undefined once it was ended (logout, password reset, removal) or expired. */
+  sessionFromToken(token: string): Promise<AuthSession | undefined>
+  findMemberProject(userId: string, projectId: string): Promise<(AuthProject & { role: MemberRole }) | undefined>
+  /** Unverified password accounts are refused on project routes (REQUIRE_EMAIL_VERIFICATION). */
+  requireEmailVerification: boolean
+}
+
+/** What a route declares about its callers, as the auth hook read it at boot; the role tests walk this table. */
+export type RouteAccess = {
+  method: string
+  url: string
+  auth: AuthScope
+  role: MemberRole | undefined
+  projectParam: string | undefined
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthScope
+    /** The least member role a session caller needs; required on every route that acts on a project. */
+    role?: MemberRole
+    /** The path parameter naming the project, for routes under `/projects/:id` and `/users/@me/projects/:id`. */
+    projectParam?: string
     /** Sending routes refuse disabled and reputation-paused projects with 403. */
     sending?: boolean
+  }
+  interface FastifyInstance {
+    routeAccess: RouteAccess[]
   }
   interface FastifyRequest {
     project: AuthProject | null
     userId: string | null
+    sessionId: string | null
+    /** The session caller's role in `project`; null for key callers (owner-equivalent) and user-only routes. */
+    memberRole: MemberRole | null
     keyKind: 'public' | 'secret' | null
   }
 }
@@ -79,30 +115,89 @@ async function authenticateKey(
   request.keyKind = kind
 }
 
-async function authenticateSession(resolvers: AuthResolvers, request: FastifyRequest): Promise<string | undefined> {
+async function authenticateSession(
+  resolvers: AuthResolvers,
+  request: FastifyRequest,
+): Promise<AuthSession | undefined> {
   const token = request.cookies[sessionCookieName]
   if (!token) return undefined
-  const userId = await resolvers.userIdFromSession(token)
-  if (userId) request.userId = userId
-  return userId
+  const session = await resolvers.sessionFromToken(token)
+  if (session) {
+    request.userId = session.userId
+    request.sessionId = session.sessionId
+  }
+  return session
 }
 
-async function authenticateProjectMember(resolvers: AuthResolvers, request: FastifyRequest): Promise<void> {
-  const userId = await authenticateSession(resolvers, request)
-  if (!userId) throw invalidKey('Missing API key or session')
-  const projectId = request.headers['x-project-id']
-  if (typeof projectId !== 'string' || projectId === '') {
-    throw new AppError('BAD_REQUEST', 'X-Project-Id header is required with a session')
+/**
+ * The project a route's path names. Undefined for a value that is no uuid: this runs before params validation,
+ * which then answers it with its usual 422 (and the text guard's reasons), so the handler never runs.
+ */
+function projectIdFromPath(request: FastifyRequest, param: string): string | undefined {
+  const value = (request.params as Record<string, unknown> | undefined)?.[param]
+  return typeof value === 'string' && uuidPattern.test(value) ? value : undefined
+}
+
+async function authenticateProjectMember(
+  resolvers: AuthResolvers,
+  request: FastifyRequest,
+  session: AuthSession,
+): Promise<void> {
+  const { role, projectParam } = request.routeOptions.config
+  let projectId: string
+  if (projectParam) {
+    const fromPath = projectIdFromPath(request, projectParam)
+    if (!fromPath) return
+    projectId = fromPath
+  } else {
+    const header = request.headers['x-project-id']
+    if (typeof header !== 'string' || header === '') {
+      throw new AppError('BAD_REQUEST', 'X-Project-Id header is required with a session')
+    }
+    projectId = header
   }
-  const project = uuidPattern.test(projectId) ? await resolvers.findMemberProject(userId, projectId) : undefined
+  const project = uuidPattern.test(projectId) ? await resolvers.findMemberProject(session.userId, projectId) : undefined
+  // Not a member and no such project answer alike, so ids of other people's projects cannot be probed.
   if (!project) throw new AppError('NOT_FOUND', 'Project not found')
-  request.project = project
+  if (resolvers.requireEmailVerification && !session.emailVerified) {
+    throw new AppError('EMAIL_VERIFICATION_REQUIRED', 'Verify your email address before using a project', {
+      suggestion:
+        'Follow the link in the verification email, or ask for a new one with POST /auth/request-verification',
+    })
+  }
+  const { role: memberRole, ...authProject } = project
+  if (role && !roleAtLeast(memberRole, role)) {
+    throw new AppError('FORBIDDEN', `This needs the ${role} role or higher in the project; you are ${memberRole}`, {
+      details: { requiredRole: role, role: memberRole },
+    })
+  }
+  request.project = authProject
+  request.memberRole = memberRole
+}
+
+const projectPathPattern = /^\/(users\/@me\/)?projects\/:/
+
+/** Boot-time check of a route's declaration: who may call it and, for project routes, with which role. */
+function checkRouteDeclaration(method: string, url: string, config: FastifyContextConfig | undefined): void {
+  const where = `Route ${method} ${url}`
+  if (!config?.auth) throw new Error(`${where} declares no auth scope`)
+  if (config.auth === 'project' && !config.role) throw new Error(`${where} declares no minimum role`)
+  if (projectPathPattern.test(url) && !(config.role && config.projectParam)) {
+    throw new Error(`${where} acts on the project in its path: declare role and projectParam`)
+  }
+  if (config.projectParam && !url.includes(`:${config.projectParam}`)) {
+    throw new Error(`${where} names projectParam ${config.projectParam}, which is not in its path`)
+  }
 }
 
 export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): void {
   app.decorateRequest('project', null)
   app.decorateRequest('userId', null)
+  app.decorateRequest('sessionId', null)
+  app.decorateRequest('memberRole', null)
   app.decorateRequest('keyKind', null)
+  const routeAccess: RouteAccess[] = []
+  app.decorate('routeAccess', routeAccess)
 
   app.addHook('onRoute', (route) => {
     // @fastify/swagger-ui registers its own static routes; everything else must say who may call it.
@@ -110,20 +205,34 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
       route.config = { ...route.config, auth: 'none' }
       return
     }
-    if (!route.config?.auth) throw new Error(`Route ${route.method} ${route.url} declares no auth scope`)
+    for (const method of [route.method].flat()) {
+      checkRouteDeclaration(method, route.url, route.config)
+      const { auth = 'none', role, projectParam } = route.config ?? {}
+      if (method !== 'HEAD') routeAccess.push({ method, url: route.url, auth, role, projectParam })
+    }
   })
 
   app.addHook('onRequest', async (request) => {
-    const scope = request.routeOptions.config.auth
+    const { auth: scope, projectParam } = request.routeOptions.config
     if (!scope || scope === 'none') return
     if (scope === 'user') {
-      if (!(await authenticateSession(resolvers, request))) throw new AppError('UNAUTHORIZED', 'Log in first')
+      const session = await authenticateSession(resolvers, request)
+      if (!session) throw new AppError('UNAUTHORIZED', 'Log in first')
+      if (projectParam) await authenticateProjectMember(resolvers, request, session)
       return
     }
     const token = bearerToken(request)
-    if (token) await authenticateKey(resolvers, request, token, scope === 'track' ? ['public', 'secret'] : ['secret'])
-    else if (scope === 'project') await authenticateProjectMember(resolvers, request)
-    else throw invalidKey('Missing API key')
+    if (token) {
+      await authenticateKey(resolvers, request, token, scope === 'track' ? ['public', 'secret'] : ['secret'])
+      const fromPath = projectParam ? projectIdFromPath(request, projectParam) : undefined
+      if (fromPath && fromPath !== request.project?.id) {
+        throw new AppError('NOT_FOUND', 'Project not found')
+      }
+    } else if (scope === 'project') {
+      const session = await authenticateSession(resolvers, request)
+      if (!session) throw invalidKey('Missing API key or session')
+      await authenticateProjectMember(resolvers, request, session)
+    } else throw invalidKey('Missing API key')
 
     if (request.routeOptions.config.sending && request.project?.disabled) {
       throw new AppError(

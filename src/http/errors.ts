@@ -17,6 +17,7 @@ export const statusByCode: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,
   FORBIDDEN: 403,
+  EMAIL_VERIFICATION_REQUIRED: 403,
   PROJECT_DISABLED: 403,
   PROJECT_SENDING_PAUSED: 403,
   // A monthly cap of the project is reached: retrying will not help before the next period or a higher cap.

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { MemberRole } from './auth.js'
 
 /** Routes with `auth: 'secret'`, `'project'` or `'track'` only run with a project, so a missing one is a wiring bug. */
 export function projectOf(request: FastifyRequest): string {
@@ -10,4 +11,16 @@ export function projectOf(request: FastifyRequest): string {
 export function userOf(request: FastifyRequest): string {
   if (!request.userId) throw new Error(`route ${request.routeOptions.url} ran without a session`)
   return request.userId
+}
+
+/**
+ * Who acts on a project route, for rules about the target of the action (e.g. only an owner manages owners):
+ * a session caller with their role, or a secret key, which is the project's owner-equivalent key.
+ */
+export type ProjectActor = { userId: string | null; role: MemberRole }
+
+export function actorOf(request: FastifyRequest): ProjectActor {
+  if (request.memberRole) return { userId: userOf(request), role: request.memberRole }
+  if (request.keyKind === 'secret') return { userId: null, role: 'OWNER' }
+  throw new Error(`route ${request.routeOptions.url} ran without a member role or a secret key`)
 }

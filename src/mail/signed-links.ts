@@ -5,7 +5,14 @@ import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'no
  * readable but cannot be forged or altered without the server's secret. Each purpose has its own key, so a
  * token minted for one kind of link is useless for another.
  */
-export type LinkPurpose = 'open' | 'click' | 'unsubscribe' | 'subscribe' | 'manage' | 'unsubscribe-mailbox'
+export type LinkPurpose =
+  | 'open'
+  | 'click'
+  | 'unsubscribe'
+  | 'subscribe'
+  | 'manage'
+  | 'unsubscribe-mailbox'
+  | 'invitation'
 
 const signatureBytes = 16
 

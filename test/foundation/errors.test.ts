@@ -150,6 +150,7 @@ describe('system routes', () => {
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({
       signups: true,
+      emailVerificationRequired: false,
       billing: false,
       storage: { s3: false },
       oauth: { github: false, google: false },

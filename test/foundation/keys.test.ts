@@ -9,7 +9,8 @@ let account: Account
 /** One route per auth scope, answering with the project the request was authorised for. */
 function scopeRoutes(app: App): void {
   for (const auth of ['secret', 'track', 'project'] as const) {
-    app.get(`/scope/${auth}`, { config: { auth } }, async (request) => ({ projectId: request.project?.id }))
+    const config = { auth, role: auth === 'project' ? ('MEMBER' as const) : undefined }
+    app.get(`/scope/${auth}`, { config }, async (request) => ({ projectId: request.project?.id }))
   }
   app.post('/scope/send', { config: { auth: 'secret', sending: true } }, async () => ({ sent: true }))
 }

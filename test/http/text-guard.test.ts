@@ -61,6 +61,13 @@ const bodies: Record<string, Record<string, unknown>> = {
   'PUT /users/@me/projects/:id/billing-limits': { transactional: 1, campaigns: null, workflows: null, inbound: null },
   'POST /users/@me/projects/:id/checkout': {},
   'POST /users/@me/projects/:id/billing-portal': {},
+  'POST /auth/verify-email': { token: 'ab'.repeat(32) },
+  'POST /auth/request-verification': {},
+  'POST /auth/request-password-reset': { email: 'a@example.com' },
+  'POST /auth/reset-password': { token: 'ab'.repeat(32), newPassword: 'a long new password' },
+  'POST /auth/accept-invitation': { token: 'invitation-token' },
+  'POST /projects/:id/members': { email: 'a@example.com', role: 'MEMBER' },
+  'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },
   'POST /contacts': { email: 'a@example.com', subscribed: true, data: { note: 'hello', tags: ['vip'] } },
   'POST /contacts/lookup': { emails: ['a@example.com'] },
   'POST /contacts/bulk-subscribe': { contactIds: [someId] },
@@ -157,10 +164,23 @@ function headersFor(auth: AuthScope | undefined): Record<string, string> {
 
 const paramNames = (url: string) => [...url.matchAll(/:(\w+)|\*/g)].map((match) => match[1] ?? '*')
 
+/** The path parameter naming the project, on routes that take it from the path (the caller's own project). */
+function projectParamOf(route: Route): string | undefined {
+  return server.app.routeAccess.find((access) => access.method === route.method && access.url === route.url)
+    ?.projectParam
+}
+
 /** The route's URL with `bad` (already URL-encoded) as `param` and harmless values elsewhere. */
 function urlWith(route: Route, param?: string, bad?: string): string {
+  const projectParam = projectParamOf(route)
   return route.url.replace(/:(\w+)|\*/g, (_whole, name: string | undefined) =>
-    (name ?? '*') === param && bad !== undefined ? bad : name ? someId : 'token',
+    (name ?? '*') === param && bad !== undefined
+      ? bad
+      : name === projectParam
+        ? account.project.id
+        : name
+          ? someId
+          : 'token',
   )
 }
 

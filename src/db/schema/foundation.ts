@@ -1,10 +1,23 @@
-import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import {
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { createdAt, updatedAt } from './columns.js'
 
 export const users = pgTable('users', {
   id: uuid().primaryKey().defaultRandom(),
   email: text().notNull().unique(),
-  passwordHash: text().notNull(),
+  /** Null for an account made through OAuth sign-in, which has no password until one is set by a reset. */
+  passwordHash: text(),
   emailVerified: boolean().notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -17,24 +30,34 @@ export const users = pgTable('users', {
  */
 export const trackingMode = pgEnum('tracking_mode', ['ENABLED', 'DISABLED', 'MARKETING_ONLY'])
 
-export const projects = pgTable('projects', {
-  id: uuid().primaryKey().defaultRandom(),
-  name: text().notNull(),
-  publicKey: text().notNull().unique(),
-  secretKey: text().notNull().unique(),
-  disabled: boolean().notNull().default(false),
-  disabledReason: text(),
-  tracking: trackingMode().notNull().default('MARKETING_ONLY'),
-  /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
-  sendingPausedReason: text(),
-  /**
-   * When the project's campaign mail may next go out: each fan-out chunk gives its emails send times from here
-   * on at the configured rate and moves it, so every campaign of the project shares one rate across workers.
-   */
-  campaignSlotAt: timestamp({ withTimezone: true, mode: 'date' }),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-})
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    name: text().notNull(),
+    publicKey: text().notNull().unique(),
+    secretKey: text().notNull().unique(),
+    disabled: boolean().notNull().default(false),
+    disabledReason: text(),
+    tracking: trackingMode().notNull().default('MARKETING_ONLY'),
+    /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
+    sendingPausedReason: text(),
+    /**
+     * When the project's campaign mail may next go out: each fan-out chunk gives its emails send times from here
+     * on at the configured rate and moves it, so every campaign of the project shares one rate across workers.
+     */
+    campaignSlotAt: timestamp({ withTimezone: true, mode: 'date' }),
+    /**
+     * Mailroom's own project for account mail (verification, password reset, invitations): no member, and keys
+     * that cannot pass the key format check, so no user or key ever reaches it. See modules/system-mail.
+     */
+    system: boolean().notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  // At most one system project, so two processes creating it on demand race into one row.
+  (table) => [uniqueIndex('projects_single_system').on(table.system).where(sql`${table.system}`)],
+)
 
 export const memberRole = pgEnum('member_role', ['OWNER', 'ADMIN', 'MEMBER'])
 

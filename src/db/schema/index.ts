@@ -1,4 +1,5 @@
 // One file per area; drizzle-kit reads this index to generate migrations.
+export * from './accounts.js'
 export * from './analytics.js'
 export * from './billing.js'
 export * from './campaigns.js'

@@ -21,7 +21,7 @@ import {
 } from './service.js'
 
 export function registerActivityRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['activity']
 
   app.get(

@@ -14,7 +14,7 @@ import {
 import { getCampaignStats, getTimeseries, getTopCampaigns, getTopEvents } from './service.js'
 
 export function registerAnalyticsRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['analytics']
 
   app.get(

@@ -19,20 +19,22 @@ import { receiveBillingWebhook } from './webhook.js'
 const webhookBodyLimitBytes = 512 * 1024
 
 export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<void> {
-  const route = { config: { auth: 'user' as const } }
+  // Members read billing; admins change it (the role table in README). The services check the same roles.
+  const member = { config: { auth: 'user' as const, projectParam: 'id', role: 'MEMBER' as const } }
+  const admin = { config: { auth: 'user' as const, projectParam: 'id', role: 'ADMIN' as const } }
   const tags = ['billing']
   const base = '/users/@me/projects/:id'
 
   app.get(
     `${base}/billing-limits`,
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: billingLimitsView } } },
+    { ...member, schema: { tags, params: projectIdParams, response: { 200: billingLimitsView } } },
     async (request) => getBillingLimits(ctx.db, userOf(request), request.params.id),
   )
 
   app.put(
     `${base}/billing-limits`,
     {
-      ...route,
+      ...admin,
       schema: { tags, params: projectIdParams, body: billingLimitsBody, response: { 200: billingLimitsView } },
     },
     async (request) => setBillingLimits(ctx.db, userOf(request), request.params.id, request.body),
@@ -40,14 +42,14 @@ export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<
 
   app.get(
     `${base}/billing-consumption`,
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: billingConsumptionView } } },
+    { ...member, schema: { tags, params: projectIdParams, response: { 200: billingConsumptionView } } },
     async (request) => getBillingConsumption(ctx.db, userOf(request), request.params.id),
   )
 
   app.post(
     `${base}/checkout`,
     {
-      ...route,
+      ...admin,
       schema: { tags, params: projectIdParams, querystring: checkoutQuery, response: { 200: sessionUrlView } },
     },
     async (request) => createCheckout(ctx, userOf(request), request.params.id, request.query.currency),
@@ -55,13 +57,13 @@ export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<
 
   app.post(
     `${base}/billing-portal`,
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: sessionUrlView } } },
+    { ...admin, schema: { tags, params: projectIdParams, response: { 200: sessionUrlView } } },
     async (request) => createBillingPortal(ctx, userOf(request), request.params.id),
   )
 
   app.get(
     `${base}/billing-invoices`,
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: billingInvoicesView } } },
+    { ...member, schema: { tags, params: projectIdParams, response: { 200: billingInvoicesView } } },
     async (request) => listInvoices(ctx, userOf(request), request.params.id),
   )
 

@@ -35,7 +35,7 @@ const done = (message: string) => ({ success: true as const, message })
 
 /** Single-campaign answers use Plunk's `{success, data}` envelope (plunk-compat.md §1.2); the list does not. */
 export function registerCampaignRoutes(app: App, ctx: AppContext): void {
-  const route = { config: { auth: 'project' as const } }
+  const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
   const tags = ['campaigns']
   const params = campaignIdParams
 

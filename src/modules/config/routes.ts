@@ -6,9 +6,10 @@ export function registerConfigRoutes(app: App, ctx: AppContext): void {
   // Fixed for the life of the process, so computed once.
   const features = {
     signups: !config.disableSignups,
+    emailVerificationRequired: config.requireEmailVerification,
     billing: config.stripe !== undefined,
     storage: { s3: config.s3 !== undefined },
-    oauth: { github: false, google: false },
+    oauth: { github: config.oauth.github !== undefined, google: config.oauth.google !== undefined },
     inbound: false,
     transport: config.mailTransport,
   }

@@ -33,7 +33,7 @@ import {
 import { createContact, deleteContact, getContact, lookupContacts, updateContact } from './service.js'
 
 export function registerContactRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['contacts']
 
   app.get(
@@ -75,8 +75,11 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     async (request) => findFieldUsage(ctx.db, projectOf(request), request.params.field),
   )
 
-  app.delete('/contacts/fields/:field', { config, schema: { tags, params: fieldParams } }, async (request) =>
-    deleteContactField(ctx.db, projectOf(request), request.params.field),
+  // Removes a field from every contact of the project at once.
+  app.delete(
+    '/contacts/fields/:field',
+    { config: { ...config, role: 'ADMIN' }, schema: { tags, params: fieldParams } },
+    async (request) => deleteContactField(ctx.db, projectOf(request), request.params.field),
   )
 
   app.post('/contacts/import', { config, schema: { tags, response: { 202: jobAccepted } } }, async (request, reply) => {

@@ -8,7 +8,8 @@ import { domainCreate, domainIdParams, domainProjectParams, domainView } from '.
 import { createDomain, deleteDomain, listDomains, verifyDomain } from './service.js'
 
 export function registerDomainRoutes(app: App, ctx: AppContext): void {
-  const route = { config: { auth: 'project' as const } }
+  const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
+  const admin = { config: { auth: 'project' as const, role: 'ADMIN' as const } }
   const tags = ['domains']
   // Verification must see a record the moment it is created, so nothing is cached.
   const resolver = createResolver(ctx.config, { cacheTtlMs: 0 })
@@ -25,18 +26,18 @@ export function registerDomainRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/domains',
-    { ...route, schema: { tags, body: domainCreate, response: { 201: domainView } } },
+    { ...admin, schema: { tags, body: domainCreate, response: { 201: domainView } } },
     async (request, reply) =>
       reply.code(201).send(await createDomain(ctx.db, ctx.config, projectOf(request), request.body)),
   )
 
   app.get(
     '/domains/:id/verify',
-    { ...route, schema: { tags, params: domainIdParams, response: { 200: domainView } } },
+    { ...admin, schema: { tags, params: domainIdParams, response: { 200: domainView } } },
     async (request) => verifyDomain(ctx.db, ctx.config, resolver, projectOf(request), request.params.id),
   )
 
-  app.delete('/domains/:id', { ...route, schema: { tags, params: domainIdParams } }, async (request, reply) => {
+  app.delete('/domains/:id', { ...admin, schema: { tags, params: domainIdParams } }, async (request, reply) => {
     await deleteDomain(ctx.db, projectOf(request), request.params.id)
     return reply.code(204).send()
   })

@@ -5,7 +5,7 @@ import { eventListQuery, eventNameList, eventNameParams, eventPage, eventStats, 
 import { deleteEventsByName, findEventUsage, getEventStats, listEventNames, listEvents } from './service.js'
 
 export function registerEventRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['events']
 
   app.get(
@@ -28,7 +28,9 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
     async (request) => findEventUsage(ctx.db, projectOf(request), request.params.eventName),
   )
 
-  app.delete('/events/:eventName', { config, schema: { tags, params: eventNameParams } }, async (request) =>
-    deleteEventsByName(ctx.db, projectOf(request), request.params.eventName),
+  app.delete(
+    '/events/:eventName',
+    { config: { ...config, role: 'ADMIN' }, schema: { tags, params: eventNameParams } },
+    async (request) => deleteEventsByName(ctx.db, projectOf(request), request.params.eventName),
   )
 }

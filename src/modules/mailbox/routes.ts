@@ -11,7 +11,7 @@ function projectId(request: FastifyRequest): string {
 
 /** The local mailbox of the `capture` transport: what would have been sent, as lists and raw `.eml`. */
 export function registerMailboxRoutes(app: App, ctx: AppContext): void {
-  const route = { config: { auth: 'project' as const } }
+  const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
   const tags = ['mailbox']
 
   app.get(

@@ -39,6 +39,7 @@ export const resetWipedTables = [
 export const resetKeptTables = [
   'projects',
   'memberships',
+  'invitations',
   'domains',
   'project_billing',
   'billing_usage',

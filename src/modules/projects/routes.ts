@@ -22,6 +22,8 @@ async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
 
 export function registerProjectRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'user' as const } }
+  const admin = { config: { auth: 'user' as const, projectParam: 'id', role: 'ADMIN' as const } }
+  const owner = { config: { auth: 'user' as const, projectParam: 'id', role: 'OWNER' as const } }
   const tags = ['projects']
 
   app.get(
@@ -38,20 +40,20 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
 
   app.patch(
     '/users/@me/projects/:id',
-    { ...route, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
+    { ...admin, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
     async (request) => updateProject(ctx.db, userOf(request), request.params.id, request.body),
   )
 
   app.post(
     '/users/@me/projects/:id/regenerate-keys',
-    { ...route, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
+    { ...admin, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
     async (request) => regenerateProjectKeys(ctx.db, userOf(request), request.params.id),
   )
 
   app.post(
     '/users/@me/projects/:id/reset',
     {
-      ...route,
+      ...owner,
       preValidation: emptyBodyAsObject,
       schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
     },
@@ -64,7 +66,7 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
   app.delete(
     '/users/@me/projects/:id',
     {
-      ...route,
+      ...owner,
       preValidation: emptyBodyAsObject,
       schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
     },

@@ -68,9 +68,9 @@ export async function findMemberProject(
   db: Executor,
   userId: string,
   projectId: string,
-): Promise<AuthProject | undefined> {
+): Promise<(AuthProject & { role: Role }) | undefined> {
   const [project] = await db
-    .select(authColumns)
+    .select({ ...authColumns, role: memberships.role })
     .from(projects)
     .innerJoin(memberships, eq(memberships.projectId, projects.id))
     .where(and(eq(projects.id, projectId), eq(memberships.userId, userId)))

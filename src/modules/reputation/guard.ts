@@ -55,7 +55,9 @@ async function guardWindows(db: Executor, projectIds: readonly string[]): Promis
         ORDER BY s.lifted_at DESC
         LIMIT 1
       ) l ON true
-      WHERE p.id = ANY(${sql.param(projectIds)}::uuid[]) AND p.sending_paused_reason IS NULL
+      -- Never the system project (account mail): no owner could review and lift its pause, and held
+      -- verification and reset mail would lock users out.
+      WHERE p.id = ANY(${sql.param(projectIds)}::uuid[]) AND p.sending_paused_reason IS NULL AND NOT p.system
     )
     SELECT w.project_id,
       (COALESCE(sum(c.sent), 0) - w.base_sent)::int AS sent,

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context.js'
-import { notFound } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf, userOf } from '../../http/project.js'
 import { wakeOutbox } from '../delivery/service.js'
@@ -11,17 +10,18 @@ export function registerReputationRoutes(app: App, ctx: AppContext): void {
   const tags = ['security']
   const schema = { tags, params: projectIdParams, response: { 200: securityView } }
 
-  app.get('/projects/:id/security', { config: { auth: 'project' }, schema }, async (request) => {
-    const projectId = projectOf(request)
-    if (request.params.id !== projectId) throw notFound('Project')
-    return getProjectSecurity(ctx.db, ctx.config, projectId)
-  })
+  const member = { auth: 'project' as const, role: 'MEMBER' as const, projectParam: 'id' }
+  app.get('/projects/:id/security', { config: member, schema }, async (request) =>
+    getProjectSecurity(ctx.db, ctx.config, projectOf(request)),
+  )
 
-  app.get('/users/@me/projects/:id/security', { config: { auth: 'user' }, schema }, async (request) =>
+  const user = { auth: 'user' as const, projectParam: 'id' }
+  app.get('/users/@me/projects/:id/security', { config: { ...user, role: 'MEMBER' }, schema }, async (request) =>
     getMemberProjectSecurity(ctx.db, ctx.config, userOf(request), request.params.id),
   )
 
-  app.post('/users/@me/projects/:id/security/resume', { config: { auth: 'user' }, schema }, async (request) => {
+  const resume = { ...user, role: 'ADMIN' as const }
+  app.post('/users/@me/projects/:id/security/resume', { config: resume, schema }, async (request) => {
     const userId = userOf(request)
     // The emails held while paused are due already: wake the outbox once the lift has committed.
     if (await resumeProjectSending(ctx.db, userId, request.params.id)) wakeOutbox(ctx.pool)

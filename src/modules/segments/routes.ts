@@ -58,7 +58,7 @@ async function requireEmails(request: FastifyRequest): Promise<void> {
 }
 
 export function registerSegmentRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['segments']
   const params = segmentIdParams
 

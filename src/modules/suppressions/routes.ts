@@ -6,7 +6,7 @@ import { liftSuppression, listSuppressions } from './service.js'
 
 /** The project's suppression list: addresses that bounced permanently or complained, which no mail reaches. */
 export function registerSuppressionRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['suppressions']
 
   app.get(
@@ -17,7 +17,8 @@ export function registerSuppressionRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     '/suppressions/:email',
-    { config, schema: { tags, params: suppressionParams } },
+    // Lifting a suppression lets mail reach an address that bounced or complained: an admin's call.
+    { config: { ...config, role: 'ADMIN' }, schema: { tags, params: suppressionParams } },
     async (request, reply) => {
       await liftSuppression(ctx.db, projectOf(request), request.params.email)
       return reply.code(204).send()

@@ -23,7 +23,9 @@ import {
 } from './service.js'
 
 export function registerTemplateRoutes(app: App, ctx: AppContext): void {
-  const route = { config: { auth: 'project' as const } }
+  const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
+  // Templates are shared by every sender of the project, so only admins change them.
+  const admin = { config: { auth: 'project' as const, role: 'ADMIN' as const } }
   const tags = ['templates']
 
   app.get(
@@ -35,7 +37,7 @@ export function registerTemplateRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/templates',
     {
-      ...route,
+      ...admin,
       preValidation: requireBodyFields(requiredTemplateFields),
       schema: { tags, body: templateCreate, response: { 201: templateView } },
     },
@@ -51,18 +53,18 @@ export function registerTemplateRoutes(app: App, ctx: AppContext): void {
 
   app.patch(
     '/templates/:id',
-    { ...route, schema: { tags, params: templateIdParams, body: templateUpdate, response: { 200: templateView } } },
+    { ...admin, schema: { tags, params: templateIdParams, body: templateUpdate, response: { 200: templateView } } },
     async (request) => updateTemplate(ctx.db, ctx.config, projectOf(request), request.params.id, request.body),
   )
 
-  app.delete('/templates/:id', { ...route, schema: { tags, params: templateIdParams } }, async (request, reply) => {
+  app.delete('/templates/:id', { ...admin, schema: { tags, params: templateIdParams } }, async (request, reply) => {
     await deleteTemplate(ctx.db, projectOf(request), request.params.id)
     return reply.code(204).send()
   })
 
   app.post(
     '/templates/:id/duplicate',
-    { ...route, schema: { tags, params: templateIdParams, response: { 201: templateView } } },
+    { ...admin, schema: { tags, params: templateIdParams, response: { 201: templateView } } },
     async (request, reply) =>
       reply.code(201).send(await duplicateTemplate(ctx.db, projectOf(request), request.params.id)),
   )

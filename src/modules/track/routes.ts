@@ -8,18 +8,15 @@ import { trackEvent } from './service.js'
 
 /** `/v1/track` for apps (public or secret key) and `/events/track`, its alias for the dashboard. */
 export function registerTrackRoutes(app: App, ctx: AppContext): void {
-  const routes: { url: string; auth: AuthScope; tags: string[] }[] = [
-    { url: '/v1/track', auth: 'track', tags: ['public API'] },
-    { url: '/events/track', auth: 'project', tags: ['events'] },
+  // The dashboard alias is a project route: any member may track.
+  const routes: { url: string; config: { auth: AuthScope; role?: 'MEMBER' }; tags: string[] }[] = [
+    { url: '/v1/track', config: { auth: 'track' }, tags: ['public API'] },
+    { url: '/events/track', config: { auth: 'project', role: 'MEMBER' }, tags: ['events'] },
   ]
-  for (const { url, auth, tags } of routes) {
-    app.post(
-      url,
-      { config: { auth }, schema: { tags, body: trackBody, response: { 200: trackResult } } },
-      async (request) => {
-        const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-        return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
-      },
-    )
+  for (const { url, config, tags } of routes) {
+    app.post(url, { config, schema: { tags, body: trackBody, response: { 200: trackResult } } }, async (request) => {
+      const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
+      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
+    })
   }
 }

@@ -11,7 +11,10 @@ import { closeUploadStores, localFilesRoute } from './storage.js'
 
 /** Images for template bodies: upload, list, delete, and the public URLs of those stored on this server. */
 export function registerUploadRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  // Members put images into the campaigns they build; deleting one may break a template or a sent email's
+  // images, so it is an admin's (the role table in README).
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
+  const adminConfig = { auth: 'project' as const, role: 'ADMIN' as const }
   const tags = ['uploads']
   app.addHook('onClose', async () => closeUploadStores(ctx.config))
 
@@ -34,10 +37,14 @@ export function registerUploadRoutes(app: App, ctx: AppContext): void {
     async (request) => listUploads(ctx.db, projectOf(request), request.query),
   )
 
-  app.delete('/uploads/:id', { config, schema: { tags, params: uploadIdParams } }, async (request, reply) => {
-    await deleteUpload(ctx, projectOf(request), request.params.id)
-    return reply.code(204).send()
-  })
+  app.delete(
+    '/uploads/:id',
+    { config: adminConfig, schema: { tags, params: uploadIdParams } },
+    async (request, reply) => {
+      await deleteUpload(ctx, projectOf(request), request.params.id)
+      return reply.code(204).send()
+    },
+  )
 
   // Public, as images in sent mail must be: the key's random part is what keeps an upload unlisted.
   app.get(

@@ -11,11 +11,15 @@ const userColumns = { id: users.id, email: users.email, emailVerified: users.ema
 // Verified when no user matches, so a login takes as long for an unknown email as for a wrong password.
 const decoyHash = '$argon2id$v=19$m=19456,t=2,p=1$GJQLvkQAx06VdUnBHx6BMA$KeAxlQU2v7dfQlxjMcDR5U6PwAPl9ilnN2yeB7kxx5o'
 
-export async function createUser(db: Executor, input: Credentials): Promise<UserView> {
+export async function createUser(
+  db: Executor,
+  input: Credentials,
+  options: { emailVerified?: boolean } = {},
+): Promise<UserView> {
   const passwordHash = await hash(input.password)
   const [user] = await db
     .insert(users)
-    .values({ email: normalizeEmail(input.email), passwordHash })
+    .values({ email: normalizeEmail(input.email), passwordHash, emailVerified: options.emailVerified ?? false })
     .onConflictDoNothing({ target: users.email })
     .returning(userColumns)
   if (!user) throw new AppError('CONFLICT', 'An account with this email already exists')

@@ -54,7 +54,7 @@ function requireFields(fields: readonly string[], message: string) {
 
 /** The workflow definition API (plunk-compat §4): workflows, steps, transitions, and the fields a CONDITION reads. */
 export function registerWorkflowRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['workflows']
 
   app.get(

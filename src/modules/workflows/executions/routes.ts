@@ -18,7 +18,7 @@ import { startManualExecution } from './start.js'
 
 /** The executions routes of the Workflows table. */
 export function registerWorkflowExecutionRoutes(app: App, ctx: AppContext): void {
-  const config = { auth: 'project' as const }
+  const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['workflows']
 
   app.post(

@@ -1,0 +1,99 @@
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context.js'
+import type { Executor } from '../../db/client.js'
+import { invitations, memberships, projects, users } from '../../db/schema/index.js'
+import { AppError } from '../../errors.js'
+import type { MemberRole } from '../../http/auth.js'
+import { signLinkToken, verifyLinkToken } from '../../mail/signed-links.js'
+import { invitationMessage } from '../system-mail/messages.js'
+import { queueSystemEmail } from '../system-mail/service.js'
+
+export const invitationLifetimeMs = 7 * 24 * 3600 * 1000
+
+/**
+ * Records an invitation of an address without an account and queues its email, in the caller's transaction.
+ * A second invitation of the same address replaces the pending one, so only the newest link works.
+ */
+export async function queueInvitation(
+  ctx: Pick<AppContext, 'config' | 'log' | 'db'>,
+  tx: Executor,
+  input: { projectId: string; email: string; role: MemberRole; invitedBy: string | null },
+): Promise<void> {
+  await tx
+    .delete(invitations)
+    .where(
+      and(
+        eq(invitations.projectId, input.projectId),
+        eq(invitations.email, input.email),
+        isNull(invitations.acceptedAt),
+      ),
+    )
+  const expiresAt = new Date(Date.now() + invitationLifetimeMs)
+  const [invitation] = await tx
+    .insert(invitations)
+    .values({ ...input, expiresAt })
+    .returning({ id: invitations.id })
+  if (!invitation) throw new Error('invitation insert returned nothing')
+  const [project] = await tx.select({ name: projects.name }).from(projects).where(eq(projects.id, input.projectId))
+  const [inviter] = input.invitedBy
+    ? await tx.select({ email: users.email }).from(users).where(eq(users.id, input.invitedBy))
+    : []
+  const token = signLinkToken(ctx.config.secret, 'invitation', [invitation.id, String(expiresAt.getTime())])
+  const link = `${ctx.config.publicUrl}/auth/invitation?token=${token}`
+  await queueSystemEmail(
+    ctx,
+    tx,
+    input.email,
+    invitationMessage(link, project?.name ?? 'a project', inviter?.email ?? null),
+  )
+}
+
+const invalidInvitation = () => new AppError('BAD_REQUEST', 'Invalid or expired invitation')
+
+/**
+ * Turns an invitation into a membership of the user it was mailed to, in the caller's transaction (signup,
+ * login, or an explicit accept). The link is signed and carries its expiry; the row makes it single-use and lets
+ * a newer invitation or the project's deletion void it. An existing membership keeps its role.
+ */
+export async function acceptInvitation(
+  ctx: Pick<AppContext, 'config'>,
+  tx: Executor,
+  token: string,
+  user: { id: string; email: string },
+): Promise<{ projectId: string }> {
+  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
+  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) throw invalidInvitation()
+  const [invitation] = await tx
+    .update(invitations)
+    .set({ acceptedAt: sql`now()` })
+    .where(
+      and(
+        eq(invitations.id, invitationId),
+        eq(invitations.email, user.email),
+        isNull(invitations.acceptedAt),
+        gt(invitations.expiresAt, sql`now()`),
+      ),
+    )
+    .returning({ projectId: invitations.projectId, role: invitations.role })
+  if (!invitation) throw invalidInvitation()
+  await tx
+    .insert(memberships)
+    .values({ projectId: invitation.projectId, userId: user.id, role: invitation.role })
+    .onConflictDoNothing()
+  return { projectId: invitation.projectId }
+}
+
+/** The address an invitation link was mailed to, if the link is valid: signup with it proves the address. */
+export async function invitationEmail(
+  ctx: Pick<AppContext, 'config'>,
+  db: Executor,
+  token: string,
+): Promise<string | undefined> {
+  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
+  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) return undefined
+  const [row] = await db
+    .select({ email: invitations.email })
+    .from(invitations)
+    .where(and(eq(invitations.id, invitationId), isNull(invitations.acceptedAt), gt(invitations.expiresAt, sql`now()`)))
+  return row?.email
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod'
+import { memberRoles } from '../../http/auth.js'
+
+export const memberRole = z.enum(memberRoles)
+
+export const membersParams = z.object({ id: z.uuid() })
+export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() })
+
+export const memberInvite = z.object({
+  email: z.email().max(254),
+  role: memberRole.default('MEMBER'),
+})
+export type MemberInvite = z.infer<typeof memberInvite>
+
+export const memberUpdate = z.object({ role: memberRole })
+
+export const memberView = z.object({
+  userId: z.uuid(),
+  email: z.string(),
+  role: memberRole,
+  createdAt: z.date(),
+})
+export type MemberView = z.infer<typeof memberView>
+
+/** An existing user is added at once (`ACTIVE`); anyone else is mailed an invitation (`INVITED`, no userId yet). */
+export const inviteResult = z.object({
+  userId: z.uuid().nullable(),
+  email: z.string(),
+  role: memberRole,
+  status: z.enum(['ACTIVE', 'INVITED']),
+})
+export type InviteResult = z.infer<typeof inviteResult>
+
+export const invitationToken = z.string().min(1).max(512)
+
+export const acceptInvitationBody = z.object({ token: invitationToken })
+
+const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data })
+export const memberListResponse = envelope(z.array(memberView))
+export const memberResponse = envelope(memberView.omit({ createdAt: true }))
+export const inviteResponse = envelope(inviteResult)
+export const removedResponse = envelope(z.object({ message: z.string() }))

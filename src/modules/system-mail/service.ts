@@ -1,0 +1,40 @@
+import type { AppContext } from '../../context.js'
+import type { Executor } from '../../db/client.js'
+import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
+import type { SystemMessage } from './messages.js'
+import { systemProjectId } from './system-project.js'
+
+/**
+ * Queues an account email from the system sender inside the caller's transaction, so the token it carries and
+ * the email commit together. Call `wakeSystemMail` once that transaction has committed.
+ */
+export async function queueSystemEmail(
+  ctx: Pick<AppContext, 'config' | 'log' | 'db'>,
+  tx: Executor,
+  to: string,
+  message: SystemMessage,
+): Promise<void> {
+  const projectId = await systemProjectId(ctx.db)
+  await enqueueEmails(tx, projectId, [
+    {
+      from: ctx.config.systemEmailFrom,
+      to: { email: to },
+      subject: message.subject,
+      html: message.html,
+      sourceType: 'TRANSACTIONAL',
+      marketing: false,
+    },
+  ])
+  // In capture mode nothing leaves the machine; the log is how the operator of a one-machine install (who may
+  // be locked out of every project) finds the link. Real transports never log it: the link is a credential.
+  if (ctx.config.mailTransport === 'capture') {
+    ctx.log.info(
+      { to, subject: message.subject, link: message.link },
+      'account email captured (MAIL_TRANSPORT=capture)',
+    )
+  }
+}
+
+export function wakeSystemMail(ctx: Pick<AppContext, 'pool'>): void {
+  wakeOutbox(ctx.pool)
+}
