@@ -90,6 +90,7 @@ function ProjectFrame({ email }: { email: string }) {
       <AppShell.Navbar p="xs" component="nav" aria-label="Main">
         {sections.map((section) => (
           <NavLink
+            variant="filled"
             key={section.to}
             component={Link}
             to={section.to}

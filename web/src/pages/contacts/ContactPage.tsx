@@ -56,8 +56,8 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
     <Stack mt="sm" gap="lg" maw={900}>
       <PageHeader title={contact.email}>
         <Button
-          color="red"
-          variant="subtle"
+          color="red.9"
+          variant="outline"
           loading={remove.isPending}
           onClick={() => {
             if (window.confirm(`Delete ${contact.email}? Its events and history go with it.`)) remove.mutate()
@@ -146,9 +146,7 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
                     {page.data.map((event) => (
                       <Table.Tr key={event.id}>
                         <Table.Td>
-                          <Badge variant="light" color="indigo.8">
-                            {event.name}
-                          </Badge>
+                          <Badge color="indigo.8">{event.name}</Badge>
                         </Table.Td>
                         <Table.Td>
                           <Text size="xs" ff="monospace" lineClamp={2}>

@@ -104,7 +104,7 @@ export function ContactsPage() {
                         </Anchor>
                       </Table.Td>
                       <Table.Td>
-                        <Badge variant="light" color={contact.subscribed ? 'teal.8' : 'gray.7'}>
+                        <Badge color={contact.subscribed ? 'green.9' : 'gray.7'}>
                           {contact.subscribed ? 'Subscribed' : 'Unsubscribed'}
                         </Badge>
                       </Table.Td>

@@ -77,7 +77,7 @@ function AddDomainForm({ queryKey }: { queryKey: unknown[] }) {
 
 function StatusBadge({ verified }: { verified: boolean }) {
   return (
-    <Badge color={verified ? 'teal.8' : 'yellow.9'} variant="light">
+    <Badge color={verified ? 'green.9' : 'yellow.4'} autoContrast>
       {verified ? 'Verified' : 'Pending'}
     </Badge>
   )
@@ -113,8 +113,8 @@ function DomainCard({ domain, queryKey }: { domain: Domain; queryKey: unknown[] 
           </Button>
           <Button
             size="xs"
-            variant="subtle"
-            color="red"
+            variant="outline"
+            color="red.9"
             loading={remove.isPending}
             onClick={() => {
               if (window.confirm(`Remove ${domain.domain}? Mail from it will no longer be accepted.`)) remove.mutate()
@@ -133,11 +133,19 @@ function DomainCard({ domain, queryKey }: { domain: Domain; queryKey: unknown[] 
         <Table verticalSpacing="xs" aria-label={`DNS records for ${domain.domain}`}>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th scope="col">Purpose</Table.Th>
-              <Table.Th scope="col">Type</Table.Th>
-              <Table.Th scope="col">Name</Table.Th>
+              <Table.Th scope="col" w={130}>
+                Purpose
+              </Table.Th>
+              <Table.Th scope="col" w={60}>
+                Type
+              </Table.Th>
+              <Table.Th scope="col" w="30%">
+                Name
+              </Table.Th>
               <Table.Th scope="col">Value</Table.Th>
-              <Table.Th scope="col">Status</Table.Th>
+              <Table.Th scope="col" w={110}>
+                Status
+              </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -182,9 +190,7 @@ function RecordRow({ record }: { record: DnsRecord }) {
         </Group>
       </Table.Td>
       <Table.Td>
-        <Badge color={record.status === 'verified' ? 'teal.8' : 'gray.7'} variant="light">
-          {record.status}
-        </Badge>
+        <Badge color={record.status === 'verified' ? 'green.9' : 'gray.7'}>{record.status}</Badge>
       </Table.Td>
     </Table.Tr>
   )

@@ -116,13 +116,19 @@ export function KeysPage() {
           <Text size="sm" mb="sm">
             Replaces both keys. Use it when a key may have leaked.
           </Text>
-          <Button color="red" variant="outline" onClick={confirm.open}>
+          <Button color="red.9" variant="outline" onClick={confirm.open}>
             Rotate keys…
           </Button>
         </Paper>
       </Stack>
 
-      <Modal opened={confirming} onClose={confirm.close} title="Rotate both keys?" centered>
+      <Modal
+        opened={confirming}
+        onClose={confirm.close}
+        title="Rotate both keys?"
+        centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         <Stack>
           <Alert color="red" variant="light">
             The current public and secret keys stop working at once. Every server and app that uses them will get 401
@@ -133,7 +139,7 @@ export function KeysPage() {
             <Button variant="default" onClick={confirm.close}>
               Cancel
             </Button>
-            <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate()}>
+            <Button color="red.9" loading={rotate.isPending} onClick={() => rotate.mutate()}>
               Rotate keys now
             </Button>
           </Group>

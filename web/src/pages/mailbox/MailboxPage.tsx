@@ -57,6 +57,7 @@ export function MailboxPage() {
                     <nav aria-label="Captured messages">
                       {page.data.map((message) => (
                         <NavLink
+                          variant="filled"
                           key={message.id}
                           component={Link}
                           to={`/mailbox/${message.id}`}
@@ -154,7 +155,7 @@ function Message({ id, raw, message }: { id: string; raw: ArrayBuffer; message: 
       {message.attachments.length > 0 && (
         <Group gap="xs" mb="sm">
           {message.attachments.map((attachment) => (
-            <Badge key={attachment.filename} variant="outline" color="gray.7">
+            <Badge key={attachment.filename} variant="outline" color="gray.8">
               {attachment.filename} ({Math.ceil(attachment.size / 1024)} KB)
             </Badge>
           ))}

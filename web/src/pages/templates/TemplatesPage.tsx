@@ -97,9 +97,7 @@ export function TemplatesPage() {
                           </Text>
                         </Table.Td>
                         <Table.Td>
-                          <Badge variant="light" color="gray.7">
-                            {template.type}
-                          </Badge>
+                          <Badge color="gray.7">{template.type}</Badge>
                         </Table.Td>
                         <Table.Td>
                           <Text size="sm">{new Date(template.updatedAt).toLocaleString()}</Text>
