@@ -38,6 +38,18 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/templates/TemplateEditorPage')).TemplateEditorPage }),
         },
         {
+          path: 'campaigns',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignsPage')).CampaignsPage }),
+        },
+        {
+          path: 'campaigns/new',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/NewCampaignPage')).NewCampaignPage }),
+        },
+        {
+          path: 'segments',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentsPage')).SegmentsPage }),
+        },
+        {
           path: 'mailbox',
           lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
         },

@@ -1,8 +1,10 @@
+import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
 import type { contactPage, contactView } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
 import type { eventPage } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
 import type { projectCreate, projectView } from '@server/modules/projects/schemas.js'
+import type { segmentList } from '@server/modules/segments/schemas.js'
 import type { templateCreate, templatePage, templateType, templateView } from '@server/modules/templates/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
 import type { z } from 'zod'
@@ -36,3 +38,8 @@ export type TemplateType = z.output<typeof templateType>
 export type CapturedMessage = Response<typeof capturedMessageView>
 export type MailboxPage = Response<typeof mailboxPage>
 export type EventPage = Response<typeof eventPage>
+export type CampaignPage = Response<typeof campaignPage>
+export type Campaign = CampaignPage['data'][number]
+export type CampaignCreated = Response<typeof campaignEnvelope>
+export type CampaignInput = Request<typeof campaignCreate>
+export type Segment = Response<typeof segmentList>[number]

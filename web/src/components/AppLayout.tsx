@@ -12,6 +12,8 @@ const sections = [
   { to: '/domains', label: 'Domains' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },
+  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/segments', label: 'Segments' },
   { to: '/mailbox', label: 'Mailbox' },
 ]
 

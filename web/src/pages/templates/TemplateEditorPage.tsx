@@ -1,4 +1,4 @@
-import { Anchor, Button, Grid, Group, Paper, Select, Stack, Tabs, Text, Textarea, TextInput } from '@mantine/core'
+import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -180,22 +180,17 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 6 }}>
-            <Paper withBorder p="xs">
-              <Tabs defaultValue="html">
-                <Tabs.List>
-                  <Tabs.Tab value="html">Preview</Tabs.Tab>
-                  <Tabs.Tab value="source">Subject line</Tabs.Tab>
-                </Tabs.List>
-                <Tabs.Panel value="html" pt="xs">
-                  <EmailPreview html={previewBody} title="Preview of the template body" height={560} />
-                  <Text size="xs" c="dimmed" mt={4}>
-                    Variables are shown as written; they are filled in when the email is sent.
-                  </Text>
-                </Tabs.Panel>
-                <Tabs.Panel value="source" pt="xs">
-                  <Text size="sm">{draft.subject || '(no subject)'}</Text>
-                </Tabs.Panel>
-              </Tabs>
+            <Paper withBorder p="xs" component="section" aria-label="Preview">
+              <Text size="xs" c="dimmed">
+                Subject
+              </Text>
+              <Text size="sm" fw={600} mb="xs">
+                {draft.subject || '(no subject)'}
+              </Text>
+              <EmailPreview html={previewBody} title="Preview of the template body" height={560} />
+              <Text size="xs" c="dimmed" mt={4}>
+                Variables are shown as written; they are filled in when the email is sent.
+              </Text>
             </Paper>
           </Grid.Col>
         </Grid>
