@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
@@ -28,28 +28,49 @@ function newestChange(dir: string): number {
   return newest
 }
 
-/**
- * The server serves web/dist (what `npm run build` makes). Tests run from the sources without a build step, so the
- * dashboard is built here when web/dist is missing or older than its sources.
- */
-export async function ensureWebBuild(): Promise<void> {
+function builtIsFresh(): boolean {
   const index = path.join(webDir, 'dist', 'index.html')
+  if (!existsSync(index)) return false
   const sources = Math.max(
     newestChange(path.join(webDir, 'src')),
     statSync(path.join(webDir, 'index.html')).mtimeMs,
     statSync(path.join(webDir, 'vite.config.ts')).mtimeMs,
   )
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return
-  // A child process: vitest sets NODE_ENV=test, which would make vite bundle React's development build.
-  execFileSync(
-    process.execPath,
-    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'],
-    {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: 'production' },
-      stdio: 'pipe',
-    },
-  )
+  return statSync(index).mtimeMs >= sources
+}
+
+/**
+ * The server serves web/dist (what `npm run build` makes). Tests run from the sources without a build step, so the
+ * dashboard is built here when web/dist is missing or older than its sources. Test files run in parallel: a lock
+ * directory (mkdir is atomic) lets one of them build while the others wait for its result.
+ */
+export async function ensureWebBuild(): Promise<void> {
+  const lock = path.join(webDir, '.build-lock')
+  const deadline = Date.now() + 10 * 60_000
+  while (!builtIsFresh()) {
+    try {
+      mkdirSync(lock)
+    } catch {
+      // A lock left by a crashed run is older than any real build.
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
+      if (age > 5 * 60_000) rmSync(lock, { force: true, recursive: true })
+      if (Date.now() > deadline) throw new Error('timed out waiting for another test file to build the dashboard')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      continue
+    }
+    try {
+      if (!builtIsFresh()) {
+        // A child process: vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+        execFileSync(
+          process.execPath,
+          [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'],
+          { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: 'pipe' },
+        )
+      }
+    } finally {
+      rmSync(lock, { force: true, recursive: true })
+    }
+  }
 }
 
 export async function launchBrowser(executablePath: string): Promise<Browser> {

@@ -214,4 +214,48 @@ suite(name, { timeout }, () => {
     expect(message).toContain('must be a domain name')
     expect(await page.getByText('No sender domains yet').isVisible()).toBe(true)
   })
+
+  it('lists contacts page by page with search, sort and the total the API counts', async () => {
+    await signUp(page, server.url, uniqueEmail())
+    await createProject(page, 'Contacts')
+    const key = await readSecretKey(page)
+    for (let i = 0; i < 30; i++) {
+      const email = `person${String(i).padStart(2, '0')}@${i % 3 === 0 ? 'three' : 'other'}.example`
+      const created = await fetch(`${server.url}/contacts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email, subscribed: true, data: { n: i } }),
+      })
+      expect(created.status).toBe(201)
+    }
+    await page.getByRole('link', { name: 'Contacts' }).click()
+    const table = page.getByRole('table', { name: 'Contacts' })
+    const emails = async () => (await table.getByRole('link').allTextContents()).map((text) => text.trim())
+    await page.getByText('30 contacts').waitFor()
+    await expect.poll(emails).toHaveLength(25)
+
+    await page.getByRole('combobox', { name: 'Sort' }).click()
+    await page.getByRole('option', { name: 'Email, A to Z' }).click()
+    await expect.poll(async () => (await emails())[0]).toBe('person00@three.example')
+    await page.getByRole('button', { name: 'Next' }).click()
+    await expect
+      .poll(emails)
+      .toEqual([
+        'person25@other.example',
+        'person26@other.example',
+        'person27@three.example',
+        'person28@other.example',
+        'person29@other.example',
+      ])
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Previous' }).click()
+    await expect.poll(emails).toHaveLength(25)
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('three')
+    await expect.poll(emails).toHaveLength(10)
+    await page.getByText('10 contacts').waitFor()
+    await table.getByRole('link', { name: 'person03@three.example' }).click()
+    await page.getByRole('heading', { name: 'person03@three.example' }).waitFor()
+    expect(await page.getByRole('table', { name: 'Data' }).textContent()).toContain('3')
+  })
 })

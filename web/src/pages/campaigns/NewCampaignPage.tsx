@@ -1,6 +1,5 @@
 import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate } from 'react-router'
@@ -9,6 +8,7 @@ import { useProject } from '../../api/project-context'
 import { listSegments, segmentsKey } from '../../api/segments'
 import type { CampaignCreated, CampaignInput } from '../../api/types'
 import { EmailPreview } from '../../components/EmailPreview'
+import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader } from '../../components/states'
 
 type Audience = 'ALL' | 'SEGMENT'
@@ -35,7 +35,7 @@ export function NewCampaignPage() {
     mutationFn: (input: CampaignInput) => api<CampaignCreated>('/campaigns', { method: 'POST', body: input }),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'campaigns'] })
-      notifications.show({ color: 'teal', message: `Draft “${created.data.name}” saved` })
+      notifySuccess(`Draft “${created.data.name}” saved`)
       navigate('/campaigns')
     },
   })

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Paper, SegmentedControl, Table, Text, TextInput } from '@mantine/core'
+import { Anchor, Badge, Group, Paper, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
@@ -11,21 +11,38 @@ import { EmptyState, PageHeader, QueryState } from '../../components/states'
 
 type Filter = 'all' | 'true' | 'false'
 
+const sorts = {
+  'createdAt-desc': 'Newest first',
+  'createdAt-asc': 'Oldest first',
+  'email-asc': 'Email, A to Z',
+  'email-desc': 'Email, Z to A',
+} as const
+type Sort = keyof typeof sorts
+
 export function ContactsPage() {
   const { project } = useProject()
   const [search, setSearch] = useState('')
   const [debounced] = useDebouncedValue(search.trim(), 300)
   const [subscribed, setSubscribed] = useState<Filter>('all')
+  const [sort, setSort] = useState<Sort>('createdAt-desc')
+  const [sortField, sortDir] = sort.split('-') as ['createdAt' | 'email', 'asc' | 'desc']
   // cursors[i] opens page i + 1; the first page has no cursor.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
   const [total, setTotal] = useState<number>()
 
   const contacts = useQuery({
-    queryKey: ['project', project.id, 'contacts', debounced, subscribed, cursor],
+    queryKey: ['project', project.id, 'contacts', debounced, subscribed, sort, cursor],
     queryFn: () =>
       api<ContactPage>(
-        `/contacts${query({ limit: 25, search: debounced, subscribed: subscribed === 'all' ? undefined : subscribed, cursor })}`,
+        `/contacts${query({
+          limit: 25,
+          search: debounced,
+          subscribed: subscribed === 'all' ? undefined : subscribed,
+          sort: sortField,
+          dir: sortDir,
+          cursor,
+        })}`,
       ),
     placeholderData: keepPreviousData,
   })
@@ -75,6 +92,18 @@ export function ContactsPage() {
             ]}
           />
         </div>
+        <Select
+          label="Sort"
+          value={sort}
+          allowDeselect={false}
+          onChange={(value) => {
+            if (!value) return
+            setSort(value as Sort)
+            restart()
+          }}
+          data={Object.entries(sorts).map(([value, label]) => ({ value, label }))}
+          w={200}
+        />
       </Group>
       <QueryState query={contacts} label="Loading contacts">
         {(page) =>

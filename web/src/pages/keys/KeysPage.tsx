@@ -1,6 +1,5 @@
 import { Alert, Anchor, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
@@ -9,6 +8,7 @@ import { listDomains } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import type { Project } from '../../api/types'
 import { CopyValue } from '../../components/copy'
+import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader } from '../../components/states'
 
 function masked(key: string): string {
@@ -27,7 +27,7 @@ export function KeysPage() {
         projects?.map((p) => (p.id === updated.id ? updated : p)),
       )
       confirm.close()
-      notifications.show({ color: 'teal', title: 'Keys rotated', message: 'The old keys no longer work.' })
+      notifySuccess('The old keys no longer work.', 'Keys rotated')
     },
   })
 

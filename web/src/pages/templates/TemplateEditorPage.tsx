@@ -1,6 +1,5 @@
 import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
@@ -8,6 +7,7 @@ import { ApiError, api } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { Template, TemplateInput, TemplateType } from '../../api/types'
 import { EmailPreview } from '../../components/EmailPreview'
+import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
 
 type Draft = {
@@ -82,7 +82,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
     onSuccess: async (saved) => {
       queryClient.setQueryData(['project', project.id, 'template', saved.id], saved)
       await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
-      notifications.show({ color: 'teal', message: `Saved “${saved.name}”` })
+      notifySuccess(`Saved “${saved.name}”`)
       if (!id) navigate(`/templates/${saved.id}`, { replace: true })
     },
   })
