@@ -25,7 +25,11 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     const browser = await launchBrowser(chromiumPath ?? '')
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
-    const shot = (name: string) => page.screenshot({ path: `${out}${name}.png` })
+    const shot = async (name: string) => {
+      // Toasts from the step before would cover the header.
+      for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click()
+      await page.screenshot({ path: `${out}${name}.png` })
+    }
 
     await page.goto(appUrl(server.url, '/login'))
     await page.getByRole('button', { name: 'Log in' }).waitFor()
