@@ -10,6 +10,7 @@ import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
 import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
 import { registerRateLimit } from './http/rate-limit.js'
+import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
 import { validatorCompiler } from './http/validation.js'
 import { amazonSnsTrust, type SnsTrust } from './mail/aws/sns.js'
@@ -138,6 +139,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerActivityRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
   await registerWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
+  await registerDashboard(app)
 
   return app
 }

@@ -77,6 +77,10 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
     const call = client(`http://127.0.0.1:${port}`)
 
     expect((await call('GET', '/health')).status).toBe(200)
+    // The dashboard, built before the prune, is served by the pruned install.
+    const dashboard = await fetch(`http://127.0.0.1:${port}/app/contacts`)
+    expect(dashboard.status).toBe(200)
+    expect(await dashboard.text()).toContain('<div id="root">')
     expect(
       (await call('POST', '/auth/signup', { email: uniqueEmail(), password: 'correct horse battery' })).status,
     ).toBe(201)

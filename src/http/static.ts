@@ -1,0 +1,52 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import fastifyStatic from '@fastify/static'
+import type { FastifyReply } from 'fastify'
+import { notFound } from '../errors.js'
+import type { App } from './app-type.js'
+
+/** Where the dashboard is served; under a prefix so its pages never shadow API routes such as GET /contacts. */
+export const dashboardPath = '/app/'
+
+/** `npm run build` writes the dashboard here (vite's outDir); the same path from src/http and dist/http. */
+export const defaultWebRoot = fileURLToPath(new URL('../../web/dist', import.meta.url))
+
+/**
+ * Serves the built dashboard on the API's origin: its files under /app/, and index.html for every other
+ * /app/ path (the single-page app routes in the browser). Paths outside /app/ keep the API's JSON 404.
+ * Without a build (running from the sources) the dashboard routes answer a 404 that says how to build it.
+ */
+export async function registerDashboard(app: App, root = defaultWebRoot): Promise<void> {
+  const built = existsSync(`${root}/index.html`)
+  // Only files present at start are served, so a request path never reaches the file system unchecked.
+  const files = built
+    ? new Set(
+        readdirSync(root, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => `${entry.parentPath.slice(root.length + 1)}/${entry.name}`.replace(/^\//, '')),
+      )
+    : new Set<string>()
+  if (built) await app.register(fastifyStatic, { root, serve: false })
+
+  const sendIndex = (reply: FastifyReply) =>
+    // The shell names the hashed bundles of the current build, so it is never cached.
+    reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false })
+
+  const route = { config: { auth: 'none' as const }, schema: { hide: true } }
+  app.get('/', route, async (_request, reply) => reply.redirect(dashboardPath))
+  app.get('/app', route, async (_request, reply) => reply.redirect(dashboardPath))
+  app.get('/app/*', route, async (request, reply) => {
+    if (!built) {
+      throw notFound('Dashboard (run "npm run build" to build it)')
+    }
+    // find-my-way has already percent-decoded the wildcard.
+    const file = (request.params as { '*': string })['*']
+    if (files.has(file) && file !== 'index.html') {
+      // Vite names assets by content hash: they never change under one name.
+      const immutable = file.startsWith('assets/')
+      return reply.sendFile(file, { cacheControl: true, immutable, maxAge: immutable ? '365d' : 0 })
+    }
+    if (file.startsWith('assets/')) throw notFound('File')
+    return sendIndex(reply)
+  })
+}

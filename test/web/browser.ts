@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import AxeBuilder from '@axe-core/playwright'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const webDir = path.join(root, 'web')
+
+/** Debian's chromium (`apt-get install chromium`): its real binary, or the launcher script; CHROMIUM_PATH wins. */
+export function findChromium(): string | undefined {
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    '/usr/lib/chromium/chromium',
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+  ]
+  return candidates.find((candidate): candidate is string => Boolean(candidate && existsSync(candidate)))
+}
+
+function newestChange(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return newest
+}
+
+function builtIsFresh(): boolean {
+  const index = path.join(webDir, 'dist', 'index.html')
+  if (!existsSync(index)) return false
+  const sources = Math.max(
+    newestChange(path.join(webDir, 'src')),
+    statSync(path.join(webDir, 'index.html')).mtimeMs,
+    statSync(path.join(webDir, 'vite.config.ts')).mtimeMs,
+  )
+  return statSync(index).mtimeMs >= sources
+}
+
+/**
+ * The server serves web/dist (what `npm run build` makes). Tests run from the sources without a build step, so the
+ * dashboard is built here when web/dist is missing or older than its sources. Test files run in parallel: a lock
+ * directory (mkdir is atomic) lets one of them build while the others wait for its result.
+ */
+export async function ensureWebBuild(): Promise<void> {
+  const lock = path.join(webDir, '.build-lock')
+  const deadline = Date.now() + 10 * 60_000
+  while (!builtIsFresh()) {
+    try {
+      mkdirSync(lock)
+    } catch {
+      // A lock left by a crashed run is older than any real build.
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
+      if (age > 5 * 60_000) rmSync(lock, { force: true, recursive: true })
+      if (Date.now() > deadline) throw new Error('timed out waiting for another test file to build the dashboard')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      continue
+    }
+    try {
+      if (!builtIsFresh()) {
+        // A child process: vitest sets NODE_ENV=test, which would make vite bundle React's development build.
+        execFileSync(
+          process.execPath,
+          [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts'],
+          { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: 'pipe' },
+        )
+      }
+    } finally {
+      rmSync(lock, { force: true, recursive: true })
+    }
+  }
+}
+
+export async function launchBrowser(executablePath: string): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where chromium refuses its own sandbox.
+  return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+}
+
+/** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help}\n    ${violation.nodes
+          .slice(0, 5)
+          .map((node) => node.target.join(' '))
+          .join('\n    ')}`,
+    )
+}
+
+/** Checks page after page and reports every page's violations together at the end. */
+export function accessibilityAudit(page: Page) {
+  const found: Record<string, string[]> = {}
+  return {
+    async check(name: string) {
+      const violations = await seriousViolations(page)
+      if (violations.length > 0) found[name] = violations
+    },
+    expectClean() {
+      expect(found).toEqual({})
+    },
+  }
+}

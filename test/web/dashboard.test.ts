@@ -1,0 +1,261 @@
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { uniqueEmail } from '../helpers/factories.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { addDomain, appUrl, createProject, readSecretKey, sendEmail, signUp, waitForCapture } from './flows.js'
+
+const chromiumPath = findChromium()
+// Without chromium (a developer machine) the browser tests are skipped; .ci/run installs it, so CI runs them.
+const suite = chromiumPath ? describe : describe.skip
+// Each test drives a real browser through several pages on a shared 2-core machine.
+const timeout = 240_000
+const name = chromiumPath ? 'dashboard in chromium' : 'dashboard in chromium (skipped: no chromium binary found)'
+
+suite(name, { timeout }, () => {
+  let server: TestServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    await ensureWebBuild()
+    server = await startTestServer()
+    browser = await launchBrowser(chromiumPath ?? '')
+  }, 180_000)
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+    page = await context.newPage()
+  })
+  afterEach(async ({ task }) => {
+    // A failed browser test leaves a screenshot of what the page showed.
+    if (task.result?.state === 'fail') {
+      await page.screenshot({ path: path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`) }).catch(() => {})
+    }
+    await context.close()
+  })
+
+  it('signs up, creates a project, and shows an email sent with the secret key in the mailbox', async () => {
+    await signUp(page, server.url, uniqueEmail())
+    await createProject(page, 'Shop')
+    const key = await readSecretKey(page)
+    await addDomain(page, 'shop.example')
+
+    const sent = await sendEmail(server.url, key, {
+      from: 'hello@shop.example',
+      to: 'ada@example.net',
+      subject: 'Welcome to the shop',
+      body: '<h1>Hello Ada</h1><p>Your order is on its way.</p>',
+    })
+    expect(sent.status).toBe(200)
+
+    // The worker captures the message a moment after the 200; on a busy machine that can take a while.
+    await waitForCapture(server.url, key, 'Welcome to the shop')
+    await page.getByRole('link', { name: 'Mailbox' }).click()
+    const message = page.getByRole('link', { name: /Welcome to the shop/ })
+    await message.click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Welcome to the shop' }).isVisible()).toBe(true)
+    await expect
+      .poll(async () => page.getByRole('table', { name: 'Message headers' }).textContent())
+      .toContain('ada@example.net')
+    const body = page.frameLocator('iframe[title^="Message:"]')
+    await expect.poll(() => body.getByRole('heading', { name: 'Hello Ada' }).isVisible()).toBe(true)
+    expect(await body.locator('p').first().textContent()).toBe('Your order is on its way.')
+  })
+
+  it('rotates keys after a confirmation: the old secret key stops at once, the new one works', async () => {
+    await signUp(page, server.url, uniqueEmail())
+    await createProject(page, 'Rotation')
+    const oldKey = await readSecretKey(page)
+    const listContacts = (key: string) =>
+      fetch(`${server.url}/contacts`, { headers: { authorization: `Bearer ${key}` } })
+    expect((await listContacts(oldKey)).status).toBe(200)
+
+    await page.getByRole('button', { name: 'Rotate keys…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Rotate both keys?' })
+    expect(await dialog.textContent()).toContain('stop working at once')
+    // Cancelling changes nothing.
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await listContacts(oldKey)).status).toBe(200)
+
+    await page.getByRole('button', { name: 'Rotate keys…' }).click()
+    await page.getByRole('button', { name: 'Rotate keys now' }).click()
+    await expect.poll(() => page.getByTestId('secret-key').textContent()).not.toBe(oldKey)
+    const newKey = (await page.getByTestId('secret-key').textContent()) ?? ''
+    expect(newKey).toMatch(/^sk_[0-9a-f]{64}$/)
+
+    const old = await listContacts(oldKey)
+    expect(old.status).toBe(401)
+    expect(((await old.json()) as { error: { code: string } }).error.code).toBe('INVALID_API_KEY')
+    expect((await listContacts(newKey)).status).toBe(200)
+
+    // The copy button copies the key shown.
+    await page.getByRole('button', { name: 'Copy secret key' }).click()
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(newKey)
+  })
+
+  it('logs out and back in, and sends an unknown session to the login page', async () => {
+    const email = uniqueEmail()
+    await signUp(page, server.url, email)
+    await createProject(page, 'Session')
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.waitForURL('**/app/login')
+
+    await page.goto(appUrl(server.url, '/contacts'))
+    await page.waitForURL('**/app/login?next=%2Fcontacts')
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('wrong password')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('alert').waitFor()
+    expect(await page.getByRole('alert').textContent()).toMatch(/invalid|incorrect/i)
+
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('a long password')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.waitForURL('**/app/contacts')
+    await page.getByRole('heading', { name: 'Contacts', exact: true }).waitFor()
+  })
+
+  it('every page passes an axe check with no serious or critical violation', { timeout: 480_000 }, async () => {
+    const audit = accessibilityAudit(page)
+    const expectAccessible = (_page: Page, name: string) => audit.check(name)
+    await page.goto(appUrl(server.url, '/signup'))
+    await page.getByRole('button', { name: 'Sign up' }).waitFor()
+    await expectAccessible(page, 'sign up')
+    const email = uniqueEmail()
+    await signUp(page, server.url, email)
+    await expectAccessible(page, 'create a project')
+    await createProject(page, 'Audit')
+    await expectAccessible(page, 'API keys')
+    await page.getByRole('button', { name: 'Rotate keys…' }).click()
+    await page.getByRole('dialog').waitFor()
+    await expectAccessible(page, 'rotate keys dialog')
+    await page.keyboard.press('Escape')
+    const key = await readSecretKey(page)
+
+    await addDomain(page, 'audit.example')
+    await expectAccessible(page, 'domains')
+
+    await page.getByRole('link', { name: 'Contacts' }).click()
+    await page.getByText('No contacts yet').waitFor()
+    await expectAccessible(page, 'contacts (empty)')
+    const sent = await sendEmail(server.url, key, {
+      from: 'news@audit.example',
+      to: 'grace@example.net',
+      subject: 'Audit mail',
+      body: '<p>Checked by axe</p>',
+    })
+    expect(sent.status).toBe(200)
+    await page.reload()
+    await page.getByRole('link', { name: 'grace@example.net' }).click()
+    await page.getByRole('heading', { name: 'grace@example.net' }).waitFor()
+    await expectAccessible(page, 'contact')
+
+    await page.getByRole('link', { name: 'Templates' }).click()
+    await page.getByText('No templates yet').waitFor()
+    await expectAccessible(page, 'templates (empty)')
+    await page.getByRole('link', { name: 'New template' }).click()
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Receipt')
+    await page.getByRole('textbox', { name: 'Subject', exact: true }).fill('Your receipt')
+    await page.getByRole('textbox', { name: 'From address', exact: true }).fill('billing@audit.example')
+    await expectAccessible(page, 'template editor')
+    await page.getByRole('button', { name: 'Create template' }).click()
+    await page.getByRole('heading', { name: 'Edit Receipt' }).waitFor()
+    await page.getByRole('link', { name: 'All templates' }).click()
+    await page.getByRole('link', { name: 'Receipt' }).waitFor()
+    await expectAccessible(page, 'templates')
+
+    await page.getByRole('link', { name: 'Segments' }).click()
+    await page.getByText('No segments yet').waitFor()
+    await expectAccessible(page, 'segments (empty)')
+    await page.getByRole('link', { name: 'Campaigns' }).click()
+    await page.getByText('No campaigns yet').waitFor()
+    await expectAccessible(page, 'campaigns (empty)')
+    await page.getByRole('link', { name: 'New campaign' }).click()
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('November news')
+    await page.getByRole('textbox', { name: 'Subject', exact: true }).fill('What is new')
+    await page.getByRole('textbox', { name: 'From address', exact: true }).fill('news@audit.example')
+    await expectAccessible(page, 'new campaign')
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    await page.getByRole('table', { name: 'Campaigns' }).getByText('November news').waitFor()
+    expect(await page.getByRole('table', { name: 'Campaigns' }).textContent()).toContain('DRAFT')
+    await expectAccessible(page, 'campaigns')
+
+    await waitForCapture(server.url, key, 'Audit mail')
+    await page.getByRole('link', { name: 'Mailbox' }).click()
+    await page.getByRole('link', { name: /Audit mail/ }).click()
+    await page.getByRole('heading', { name: 'Audit mail' }).waitFor()
+    await expectAccessible(page, 'mailbox')
+
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.waitForURL('**/app/login')
+    await expectAccessible(page, 'log in')
+    audit.expectClean()
+  })
+
+  it('shows field errors from the API next to their fields', async () => {
+    await signUp(page, server.url, uniqueEmail())
+    await createProject(page, 'Errors')
+    await page.getByRole('link', { name: 'Domains' }).click()
+    await page.getByRole('textbox', { name: 'Domain', exact: true }).fill('not a domain')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const input = page.getByRole('textbox', { name: 'Domain', exact: true })
+    await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true')
+    const describedBy = (await input.getAttribute('aria-describedby')) ?? ''
+    const message = await page
+      .locator(`[id="${describedBy.split(' ').find((id) => id.includes('error'))}"]`)
+      .textContent()
+    expect(message).toContain('must be a domain name')
+    expect(await page.getByText('No sender domains yet').isVisible()).toBe(true)
+  })
+
+  it('lists contacts page by page with search, sort and the total the API counts', async () => {
+    await signUp(page, server.url, uniqueEmail())
+    await createProject(page, 'Contacts')
+    const key = await readSecretKey(page)
+    for (let i = 0; i < 30; i++) {
+      const email = `person${String(i).padStart(2, '0')}@${i % 3 === 0 ? 'three' : 'other'}.example`
+      const created = await fetch(`${server.url}/contacts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email, subscribed: true, data: { n: i } }),
+      })
+      expect(created.status).toBe(201)
+    }
+    await page.getByRole('link', { name: 'Contacts' }).click()
+    const table = page.getByRole('table', { name: 'Contacts' })
+    const emails = async () => (await table.getByRole('link').allTextContents()).map((text) => text.trim())
+    await page.getByText('30 contacts').waitFor()
+    await expect.poll(emails).toHaveLength(25)
+
+    await page.getByRole('combobox', { name: 'Sort' }).click()
+    await page.getByRole('option', { name: 'Email, A to Z' }).click()
+    await expect.poll(async () => (await emails())[0]).toBe('person00@three.example')
+    await page.getByRole('button', { name: 'Next' }).click()
+    await expect
+      .poll(emails)
+      .toEqual([
+        'person25@other.example',
+        'person26@other.example',
+        'person27@three.example',
+        'person28@other.example',
+        'person29@other.example',
+      ])
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Previous' }).click()
+    await expect.poll(emails).toHaveLength(25)
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('three')
+    await expect.poll(emails).toHaveLength(10)
+    await page.getByText('10 contacts').waitFor()
+    await table.getByRole('link', { name: 'person03@three.example' }).click()
+    await page.getByRole('heading', { name: 'person03@three.example' }).waitFor()
+    expect(await page.getByRole('table', { name: 'Data' }).textContent()).toContain('3')
+  })
+})

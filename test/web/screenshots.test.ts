@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { addDomain, appUrl, createProject, readSecretKey, sendEmail, signUp, waitForCapture } from './flows.js'
+
+/*
+ * Not a check: `npm run screenshots` renders the main pages with sample data into docs/screenshots/ for the
+ * README. Skipped in the normal run.
+ */
+const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+const chromiumPath = findChromium()
+
+describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    await ensureWebBuild()
+    server = await startTestServer()
+    mkdirSync(out, { recursive: true })
+  }, 180_000)
+  afterAll(() => server?.close())
+
+  it('renders every page', { timeout: 240_000 }, async () => {
+    const browser = await launchBrowser(chromiumPath ?? '')
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    const shot = async (name: string) => {
+      // Toasts from the step before would cover the header.
+      for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click()
+      await page.screenshot({ path: `${out}${name}.png` })
+    }
+
+    await page.goto(appUrl(server.url, '/login'))
+    await page.getByRole('button', { name: 'Log in' }).waitFor()
+    await shot('login')
+    await signUp(page, server.url, 'ada@lovelace.example')
+    await createProject(page, 'Analytical Engines')
+    const key = await readSecretKey(page)
+    await page.getByRole('button', { name: 'Hide secret key' }).click()
+    await shot('keys')
+    await addDomain(page, 'engines.example')
+    await shot('domains')
+
+    const people = [
+      ['grace@navy.example', 'Grace', 'pro'],
+      ['alan@bletchley.example', 'Alan', 'free'],
+      ['katherine@nasa.example', 'Katherine', 'pro'],
+    ] as const
+    for (const [email, name, plan] of people) {
+      const sent = await sendEmail(server.url, key, {
+        from: 'hello@engines.example',
+        to: email,
+        subject: `Welcome aboard, ${name}`,
+        body: `<div style="font-family:sans-serif;max-width:520px"><h1 style="color:#364fc7">Welcome, ${name}!</h1><p>Your <b>${plan}</b> plan is ready. Reply to this email if you need anything.</p><p><a href="https://engines.example/start" style="background:#364fc7;color:#fff;padding:10px 16px;border-radius:4px;text-decoration:none">Get started</a></p></div>`,
+      })
+      expect(sent.status).toBe(200)
+      const tracked = await fetch(`${server.url}/v1/track`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email, event: 'signed-up', data: { name, plan } }),
+      })
+      expect(tracked.status).toBe(200)
+    }
+    await page.getByRole('link', { name: 'Contacts' }).click()
+    await page.getByRole('link', { name: 'grace@navy.example' }).waitFor()
+    await shot('contacts')
+    await page.getByRole('link', { name: 'grace@navy.example' }).click()
+    await page.getByRole('heading', { name: 'Recent events' }).waitFor()
+    await page.getByText('signed-up').first().waitFor()
+    await shot('contact')
+
+    await page.getByRole('link', { name: 'Templates' }).click()
+    await page.getByRole('link', { name: 'New template' }).first().click()
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Order shipped')
+    await page.getByRole('textbox', { name: 'Subject', exact: true }).fill('Your order {{data.order}} is on its way')
+    await page.getByRole('textbox', { name: 'From address', exact: true }).fill('orders@engines.example')
+    await page
+      .getByRole('textbox', { name: 'HTML body', exact: true })
+      .fill(
+        '<div style="font-family:sans-serif">\n  <h1>Good news, {{name ?? "there"}}!</h1>\n  <p>Order <b>{{data.order}}</b> left our warehouse today.</p>\n  <p style="color:#555">Track it any time from your account.</p>\n</div>',
+      )
+    await page.getByRole('button', { name: 'Create template' }).click()
+    await page.getByRole('heading', { name: 'Edit Order shipped' }).waitFor()
+    await page.waitForTimeout(500)
+    await shot('template-editor')
+    await page.getByRole('link', { name: 'All templates' }).click()
+    await page.getByRole('link', { name: 'Order shipped' }).waitFor()
+    await shot('templates')
+
+    for (const [name, subject] of [
+      ['November newsletter', 'What is new in November'],
+      ['Pro plan launch', 'Meet the Pro plan'],
+    ]) {
+      const created = await fetch(`${server.url}/campaigns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, subject, from: 'news@engines.example', body: '<p>News</p>', audienceType: 'ALL' }),
+      })
+      expect(created.status).toBe(201)
+    }
+    await page.getByRole('link', { name: 'Campaigns' }).click()
+    await page.getByRole('table', { name: 'Campaigns' }).getByText('Pro plan launch').waitFor()
+    await shot('campaigns')
+
+    await waitForCapture(server.url, key, 'Welcome aboard, Grace')
+    await page.getByRole('link', { name: 'Mailbox' }).click()
+    await page.getByRole('link', { name: /Welcome aboard, Grace/ }).click()
+    await page.getByRole('heading', { name: 'Welcome aboard, Grace' }).waitFor()
+    await page.frameLocator('iframe[title^="Message:"]').getByRole('heading', { name: 'Welcome, Grace!' }).waitFor()
+    await shot('mailbox')
+    await browser.close()
+  })
+})

@@ -1,0 +1,45 @@
+import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
+import type { contactPage, contactView } from '@server/modules/contacts/schemas.js'
+import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
+import type { eventPage } from '@server/modules/events/schemas.js'
+import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
+import type { projectCreate, projectView } from '@server/modules/projects/schemas.js'
+import type { segmentList } from '@server/modules/segments/schemas.js'
+import type { templateCreate, templatePage, templateType, templateView } from '@server/modules/templates/schemas.js'
+import type { credentials, userView } from '@server/modules/users/schemas.js'
+import type { z } from 'zod'
+
+/** A body as it crosses the wire: JSON turns the server's Date values into ISO strings. */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer Item)[]
+    ? Wire<Item>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T
+
+/** What a route answers with: its zod response schema's output, serialised. */
+type Response<Schema extends z.ZodType> = Wire<z.output<Schema>>
+/** What a route accepts: its zod body schema's input. */
+type Request<Schema extends z.ZodType> = z.input<Schema>
+
+export type User = Response<typeof userView>
+export type Credentials = Request<typeof credentials>
+export type Project = Response<typeof projectView>
+export type ProjectCreate = Request<typeof projectCreate>
+export type Domain = Response<typeof domainView>
+export type DnsRecord = Response<typeof dnsRecordView>
+export type Contact = Response<typeof contactView>
+export type ContactPage = Response<typeof contactPage>
+export type Template = Response<typeof templateView>
+export type TemplatePage = Response<typeof templatePage>
+export type TemplateInput = Request<typeof templateCreate>
+export type TemplateType = z.output<typeof templateType>
+export type CapturedMessage = Response<typeof capturedMessageView>
+export type MailboxPage = Response<typeof mailboxPage>
+export type EventPage = Response<typeof eventPage>
+export type CampaignPage = Response<typeof campaignPage>
+export type Campaign = CampaignPage['data'][number]
+export type CampaignCreated = Response<typeof campaignEnvelope>
+export type CampaignInput = Request<typeof campaignCreate>
+export type Segment = Response<typeof segmentList>[number]

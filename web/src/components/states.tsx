@@ -1,0 +1,90 @@
+import { Alert, Button, Center, Group, Loader, Stack, Text, Title } from '@mantine/core'
+import type { UseQueryResult } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import { ApiError } from '../api/client'
+
+export function ErrorAlert({ error, title = 'Something went wrong' }: { error: unknown; title?: string }) {
+  const message = error instanceof Error ? error.message : String(error)
+  const requestId = error instanceof ApiError ? error.requestId : undefined
+  return (
+    <Alert color="red" title={title} role="alert">
+      <Text size="sm">{message}</Text>
+      {requestId && (
+        <Text size="xs" c="dimmed" mt={4}>
+          Request id: {requestId}
+        </Text>
+      )}
+    </Alert>
+  )
+}
+
+export function Loading({ label = 'Loading' }: { label?: string }) {
+  return (
+    <Center mih={160} role="status" aria-live="polite">
+      <Group gap="xs">
+        <Loader size="sm" aria-hidden />
+        <Text size="sm" c="dimmed">
+          {label}…
+        </Text>
+      </Group>
+    </Center>
+  )
+}
+
+/** Loading, error (with a retry) or the data, for one query. */
+export function QueryState<Data>({
+  query,
+  children,
+  label,
+}: {
+  query: UseQueryResult<Data>
+  children: (data: Data) => ReactNode
+  label?: string
+}) {
+  if (query.isPending) return <Loading label={label} />
+  if (query.isError)
+    return (
+      <Stack gap="xs">
+        <ErrorAlert error={query.error} />
+        <Group>
+          <Button variant="default" size="xs" onClick={() => query.refetch()}>
+            Try again
+          </Button>
+        </Group>
+      </Stack>
+    )
+  return <>{children(query.data)}</>
+}
+
+export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+  return (
+    <Stack
+      align="center"
+      gap="xs"
+      py="xl"
+      px="md"
+      style={{ border: '1px dashed var(--mantine-color-gray-4)', borderRadius: 8 }}
+    >
+      <Title order={3} size="h4">
+        {title}
+      </Title>
+      {children && (
+        <Text size="sm" c="dimmed" ta="center" maw={520}>
+          {children}
+        </Text>
+      )}
+      {action}
+    </Stack>
+  )
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <Group justify="space-between" mb="md" wrap="nowrap">
+      <Title order={1} size="h2">
+        {title}
+      </Title>
+      <Group gap="xs">{children}</Group>
+    </Group>
+  )
+}

@@ -1,0 +1,170 @@
+import { Anchor, Badge, Button, Code, Group, Paper, Stack, Switch, Table, Text, Title } from '@mantine/core'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useNavigate, useParams } from 'react-router'
+import { api, query } from '../../api/client'
+import { useProject } from '../../api/project-context'
+import type { Contact, EventPage } from '../../api/types'
+import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+export function ContactPage() {
+  const { id = '' } = useParams()
+  const { project } = useProject()
+  const key = ['project', project.id, 'contact', id]
+  const contact = useQuery({ queryKey: key, queryFn: () => api<Contact>(`/contacts/${id}`) })
+  return (
+    <>
+      <Anchor component={Link} to="/contacts" size="sm">
+        ← All contacts
+      </Anchor>
+      <QueryState query={contact} label="Loading the contact">
+        {(loaded) => <ContactDetails contact={loaded} queryKey={key} />}
+      </QueryState>
+    </>
+  )
+}
+
+function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unknown[] }) {
+  const { project } = useProject()
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  const update = useMutation({
+    mutationFn: (subscribed: boolean) =>
+      api<Contact>(`/contacts/${contact.id}`, { method: 'PATCH', body: { subscribed } }),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(queryKey, updated)
+      return queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+    },
+  })
+  const remove = useMutation({
+    mutationFn: () => api(`/contacts/${contact.id}`, { method: 'DELETE' }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+      navigate('/contacts', { replace: true })
+    },
+  })
+  const events = useQuery({
+    queryKey: [...queryKey, 'events'],
+    queryFn: () => api<EventPage>(`/events/contact/${contact.id}${query({ limit: 20 })}`),
+  })
+  const fields = Object.entries(contact.data)
+
+  return (
+    <Stack mt="sm" gap="lg" maw={900}>
+      <PageHeader title={contact.email}>
+        <Button
+          color="red.9"
+          variant="outline"
+          loading={remove.isPending}
+          onClick={() => {
+            if (window.confirm(`Delete ${contact.email}? Its events and history go with it.`)) remove.mutate()
+          }}
+        >
+          Delete contact
+        </Button>
+      </PageHeader>
+      {remove.isError && <ErrorAlert error={remove.error} title="Could not delete the contact" />}
+      <Paper withBorder p="md">
+        <Group justify="space-between">
+          <Switch
+            label="Subscribed to marketing email"
+            checked={contact.subscribed}
+            disabled={update.isPending}
+            onChange={(event) => update.mutate(event.currentTarget.checked)}
+          />
+          <Text size="xs" c="dimmed">
+            Created {new Date(contact.createdAt).toLocaleString()} · updated{' '}
+            {new Date(contact.updatedAt).toLocaleString()}
+          </Text>
+        </Group>
+        {contact.snoozedUntil && (
+          <Text size="sm" mt="xs">
+            Snoozed until {new Date(contact.snoozedUntil).toLocaleString()}
+          </Text>
+        )}
+        {update.isError && <ErrorAlert error={update.error} title="Could not change the subscription" />}
+      </Paper>
+
+      <section aria-labelledby="contact-data">
+        <Title order={2} size="h4" mb="xs" id="contact-data">
+          Data
+        </Title>
+        {fields.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No custom fields.
+          </Text>
+        ) : (
+          <Paper withBorder>
+            <Table aria-labelledby="contact-data">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Field</Table.Th>
+                  <Table.Th scope="col">Value</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {fields.map(([field, value]) => (
+                  <Table.Tr key={field}>
+                    <Table.Td>
+                      <Code>{field}</Code>
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm" style={{ wordBreak: 'break-word' }}>
+                        {show(value)}
+                      </Text>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Paper>
+        )}
+      </section>
+
+      <section aria-labelledby="contact-events">
+        <Title order={2} size="h4" mb="xs" id="contact-events">
+          Recent events
+        </Title>
+        <QueryState query={events} label="Loading events">
+          {(page) =>
+            page.data.length === 0 ? (
+              <EmptyState title="No events yet">Events tracked for this contact appear here.</EmptyState>
+            ) : (
+              <Paper withBorder>
+                <Table aria-labelledby="contact-events">
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th scope="col">Event</Table.Th>
+                      <Table.Th scope="col">Data</Table.Th>
+                      <Table.Th scope="col">When</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {page.data.map((event) => (
+                      <Table.Tr key={event.id}>
+                        <Table.Td>
+                          <Badge color="indigo.8" tt="none">{event.name}</Badge>
+                        </Table.Td>
+                        <Table.Td>
+                          <Text size="xs" ff="monospace" lineClamp={2}>
+                            {Object.keys(event.data).length ? JSON.stringify(event.data) : '—'}
+                          </Text>
+                        </Table.Td>
+                        <Table.Td>
+                          <Text size="sm">{new Date(event.createdAt).toLocaleString()}</Text>
+                        </Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </Paper>
+            )
+          }
+        </QueryState>
+      </section>
+    </Stack>
+  )
+}

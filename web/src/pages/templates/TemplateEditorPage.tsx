@@ -1,0 +1,200 @@
+import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { type FormEvent, useState } from 'react'
+import { Link, useNavigate, useParams } from 'react-router'
+import { ApiError, api } from '../../api/client'
+import { useProject } from '../../api/project-context'
+import type { Template, TemplateInput, TemplateType } from '../../api/types'
+import { EmailPreview } from '../../components/EmailPreview'
+import { notifySuccess } from '../../components/notify'
+import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
+
+type Draft = {
+  name: string
+  subject: string
+  body: string
+  from: string
+  fromName: string
+  replyTo: string
+  type: TemplateType
+}
+
+const blank: Draft = {
+  name: '',
+  subject: '',
+  body: '<h1>Hello {{name ?? "there"}}</h1>\n<p>Write your email here.</p>',
+  from: '',
+  fromName: '',
+  replyTo: '',
+  type: 'TRANSACTIONAL',
+}
+
+function draftOf(template: Template): Draft {
+  return {
+    name: template.name,
+    subject: template.subject,
+    body: template.body,
+    from: template.from,
+    fromName: template.fromName ?? '',
+    replyTo: template.replyTo ?? '',
+    type: template.type,
+  }
+}
+
+export function TemplateEditorPage() {
+  const { id = 'new' } = useParams()
+  const { project } = useProject()
+  const template = useQuery({
+    queryKey: ['project', project.id, 'template', id],
+    queryFn: () => api<Template>(`/templates/${id}`),
+    enabled: id !== 'new',
+  })
+  return (
+    <>
+      <Anchor component={Link} to="/templates" size="sm">
+        ← All templates
+      </Anchor>
+      {id === 'new' ? (
+        <Editor initial={blank} />
+      ) : (
+        <QueryState query={template} label="Loading the template">
+          {(loaded) => <Editor key={loaded.id} initial={draftOf(loaded)} id={loaded.id} />}
+        </QueryState>
+      )}
+    </>
+  )
+}
+
+function Editor({ initial, id }: { initial: Draft; id?: string }) {
+  const { project } = useProject()
+  const [draft, setDraft] = useState(initial)
+  const [previewBody] = useDebouncedValue(draft.body, 250)
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const set = (field: keyof Draft) => (value: string) => setDraft((current) => ({ ...current, [field]: value }))
+
+  const save = useMutation({
+    mutationFn: (body: TemplateInput) =>
+      id
+        ? api<Template>(`/templates/${id}`, { method: 'PATCH', body })
+        : api<Template>('/templates', { method: 'POST', body }),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(['project', project.id, 'template', saved.id], saved)
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
+      notifySuccess(`Saved “${saved.name}”`)
+      if (!id) navigate(`/templates/${saved.id}`, { replace: true })
+    },
+  })
+  const error = save.error instanceof ApiError ? save.error : undefined
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault()
+    save.mutate({
+      name: draft.name,
+      subject: draft.subject,
+      body: draft.body,
+      from: draft.from,
+      fromName: draft.fromName || null,
+      replyTo: draft.replyTo || null,
+      type: draft.type,
+    })
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <Stack mt="sm" gap="md">
+        <PageHeader title={id ? `Edit ${initial.name}` : 'New template'}>
+          <Button type="submit" loading={save.isPending}>
+            {id ? 'Save changes' : 'Create template'}
+          </Button>
+        </PageHeader>
+        {save.isError && (!error || error.general) && <ErrorAlert error={save.error} title="Not saved" />}
+        <Grid gap="lg">
+          <Grid.Col span={{ base: 12, md: 6 }}>
+            <Stack gap="sm">
+              <TextInput
+                label="Name"
+                required
+                value={draft.name}
+                onChange={(e) => set('name')(e.currentTarget.value)}
+                error={error?.forField('name')}
+              />
+              <TextInput
+                label="Subject"
+                required
+                value={draft.subject}
+                onChange={(e) => set('subject')(e.currentTarget.value)}
+                error={error?.forField('subject')}
+              />
+              <Group grow align="flex-start">
+                <TextInput
+                  label="From address"
+                  type="email"
+                  required
+                  placeholder="hello@example.com"
+                  value={draft.from}
+                  onChange={(e) => set('from')(e.currentTarget.value)}
+                  error={error?.forField('from')}
+                />
+                <TextInput
+                  label="From name"
+                  value={draft.fromName}
+                  onChange={(e) => set('fromName')(e.currentTarget.value)}
+                  error={error?.forField('fromName')}
+                />
+              </Group>
+              <Group grow align="flex-start">
+                <TextInput
+                  label="Reply-to"
+                  type="email"
+                  value={draft.replyTo}
+                  onChange={(e) => set('replyTo')(e.currentTarget.value)}
+                  error={error?.forField('replyTo')}
+                />
+                <Select
+                  label="Type"
+                  value={draft.type}
+                  allowDeselect={false}
+                  onChange={(value) => value && set('type')(value)}
+                  data={[
+                    { value: 'TRANSACTIONAL', label: 'Transactional' },
+                    { value: 'MARKETING', label: 'Marketing' },
+                    { value: 'HEADLESS', label: 'Headless' },
+                  ]}
+                  error={error?.forField('type')}
+                />
+              </Group>
+              <Textarea
+                label="HTML body"
+                description="Liquid variables: {{name}}, {{data.plan}}, {{name ?? &quot;fallback&quot;}}. Values are HTML-escaped."
+                required
+                autosize
+                minRows={14}
+                maxRows={30}
+                value={draft.body}
+                onChange={(e) => set('body')(e.currentTarget.value)}
+                error={error?.forField('body')}
+                styles={{ input: { fontFamily: 'ui-monospace, monospace', fontSize: 13 } }}
+                spellCheck={false}
+              />
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 6 }}>
+            <Paper withBorder p="xs" component="section" aria-label="Preview">
+              <Text size="xs" c="dimmed">
+                Subject
+              </Text>
+              <Text size="sm" fw={600} mb="xs">
+                {draft.subject || '(no subject)'}
+              </Text>
+              <EmailPreview html={previewBody} title="Preview of the template body" height={560} />
+              <Text size="xs" c="dimmed" mt={4}>
+                Variables are shown as written; they are filled in when the email is sent.
+              </Text>
+            </Paper>
+          </Grid.Col>
+        </Grid>
+      </Stack>
+    </form>
+  )
+}

@@ -1,0 +1,65 @@
+import { createBrowserRouter, Navigate } from 'react-router'
+import { AppLayout } from './components/AppLayout'
+import { RouteError } from './components/RouteError'
+import { LoginPage } from './pages/auth/LoginPage'
+import { SignupPage } from './pages/auth/SignupPage'
+import { NewProjectPage } from './pages/projects/NewProjectPage'
+
+/** Heavier pages load on first visit, so signing in downloads only what the first screen needs. */
+export const router = createBrowserRouter(
+  [
+    { path: '/login', element: <LoginPage />, errorElement: <RouteError /> },
+    { path: '/signup', element: <SignupPage />, errorElement: <RouteError /> },
+    {
+      element: <AppLayout />,
+      errorElement: <RouteError />,
+      children: [
+        { index: true, element: <Navigate to="/keys" replace /> },
+        { path: 'projects/new', element: <NewProjectPage /> },
+        { path: 'keys', lazy: async () => ({ Component: (await import('./pages/keys/KeysPage')).KeysPage }) },
+        {
+          path: 'domains',
+          lazy: async () => ({ Component: (await import('./pages/domains/DomainsPage')).DomainsPage }),
+        },
+        {
+          path: 'contacts',
+          lazy: async () => ({ Component: (await import('./pages/contacts/ContactsPage')).ContactsPage }),
+        },
+        {
+          path: 'contacts/:id',
+          lazy: async () => ({ Component: (await import('./pages/contacts/ContactPage')).ContactPage }),
+        },
+        {
+          path: 'templates',
+          lazy: async () => ({ Component: (await import('./pages/templates/TemplatesPage')).TemplatesPage }),
+        },
+        {
+          path: 'templates/:id',
+          lazy: async () => ({ Component: (await import('./pages/templates/TemplateEditorPage')).TemplateEditorPage }),
+        },
+        {
+          path: 'campaigns',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignsPage')).CampaignsPage }),
+        },
+        {
+          path: 'campaigns/new',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/NewCampaignPage')).NewCampaignPage }),
+        },
+        {
+          path: 'segments',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentsPage')).SegmentsPage }),
+        },
+        {
+          path: 'mailbox',
+          lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
+        },
+        {
+          path: 'mailbox/:id',
+          lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
+        },
+        { path: '*', element: <Navigate to="/keys" replace /> },
+      ],
+    },
+  ],
+  { basename: '/app' },
+)
