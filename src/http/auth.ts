@@ -10,7 +10,7 @@ import { AppError } from '../errors.js'
  * - `project`: a secret key, or a session cookie with `X-Project-Id` naming a project the user belongs to
  *
  * Routes that act on a project also declare `role`, the least member role a session caller needs (see
- * docs/notes-accounts.md for the table). A secret key is the project's owner-equivalent key and passes every
+ * README, "Accounts, teams and roles" for the table). A secret key is the project's owner-equivalent key and passes every
  * role. `projectParam` names the path parameter that names the project (`/projects/:id/...`): a session
  * caller's project then comes from the path instead of `X-Project-Id`, and a key must belong to it.
  */

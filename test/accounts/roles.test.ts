@@ -8,7 +8,7 @@ import { addMember, type Member } from '../helpers/members.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 /**
- * The role table of docs/notes-accounts.md. Every project route not listed here needs MEMBER; the test fails
+ * The role table of README, "Accounts, teams and roles". Every project route not listed here needs MEMBER; the test fails
  * when a route's declared role differs, and when a route that acts on a project declares none.
  */
 const adminRoutes = [

@@ -80,7 +80,12 @@ export async function launchBrowser(executablePath: string): Promise<Browser> {
 
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
+  // run inside them (waiting for an answer from one stalled the audit), so they are left out.
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .exclude('iframe[sandbox]')
+    .analyze()
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(

@@ -2,7 +2,7 @@ import { dictionary } from '@zxcvbn-ts/language-common'
 import { z } from 'zod'
 
 /**
- * The password policy (docs/notes-accounts.md): 8 to 256 characters, and not one of the ~49,000 most common
+ * The password policy (README, "Accounts, teams and roles"): 8 to 256 characters, and not one of the ~49,000 most common
  * passwords of zxcvbn-ts's shipped list, compared case-insensitively, so `Password1` is refused like `password1`.
  * Length beats composition rules (NIST SP 800-63B), so there are none.
  */

@@ -13,7 +13,7 @@ import {
 } from './schemas.js'
 import { changeMemberRole, inviteMember, listMembers, removeMember } from './service.js'
 
-/** The project's team. Roles: docs/notes-accounts.md; target rules (owners, last owner) in the service. */
+/** The project's team. Roles: README, "Accounts, teams and roles"; target rules (owners, last owner) in the service. */
 export function registerMemberRoutes(app: App, ctx: AppContext): void {
   const tags = ['members']
   const access = (role: 'MEMBER' | 'ADMIN') => ({ auth: 'project' as const, role, projectParam: 'id' })

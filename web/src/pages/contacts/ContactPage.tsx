@@ -146,7 +146,9 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
                     {page.data.map((event) => (
                       <Table.Tr key={event.id}>
                         <Table.Td>
-                          <Badge color="indigo.8" tt="none">{event.name}</Badge>
+                          <Badge color="indigo.8" tt="none">
+                            {event.name}
+                          </Badge>
                         </Table.Td>
                         <Table.Td>
                           <Text size="xs" ff="monospace" lineClamp={2}>
