@@ -112,6 +112,17 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
     },
     { timeout: 30_000, interval: 50 },
   )
+  // The engine has walked the run to its DELAY, publishing workflow.started for the dispatcher below.
+  await vi.waitFor(
+    async () => {
+      const runs = await server.ctx.db.execute<{ status: string }>(
+        sql`SELECT status FROM workflow_executions WHERE project_id = ${projectId}`,
+      )
+      expect(runs.rows.length).toBeGreaterThan(0)
+      expect(runs.rows.filter((row) => row.status !== 'WAITING')).toEqual([])
+    },
+    { timeout: 20_000, interval: 50 },
+  )
   // The dispatcher has counted the project's events (the hourly rollup) and run its workflow trigger.
   await waitForDispatch(server, projectId)
   const campaign = await server.ctx.db.execute<{ id: string }>(
