@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm'
 import type { Database, Executor } from '../../db/client.js'
-import { requireProjectRole } from '../projects/member-role.js'
 import {
   type BillingCategory,
   billingCategories,
@@ -83,20 +82,17 @@ function limitsView(snapshot: Snapshot): BillingLimitsView {
 }
 
 /** Any member may read the caps. */
-export async function getBillingLimits(db: Database, userId: string, projectId: string): Promise<BillingLimitsView> {
-  await requireProjectRole(db, userId, projectId, ['OWNER', 'ADMIN', 'MEMBER'])
+export async function getBillingLimits(db: Database, projectId: string): Promise<BillingLimitsView> {
   return limitsView(await readSnapshot(db, projectId))
 }
 
 /** Owners and admins set all four caps at once; caps work whether or not Stripe is on. */
 export async function setBillingLimits(
   db: Database,
-  userId: string,
   projectId: string,
   input: BillingLimitsBody,
 ): Promise<BillingLimitsView> {
   return db.transaction(async (tx) => {
-    await requireProjectRole(tx, userId, projectId, ['OWNER', 'ADMIN'])
     await tx.execute(sql`
       INSERT INTO project_billing (project_id, transactional_limit, campaigns_limit, workflows_limit, inbound_limit)
       VALUES (${projectId}, ${input.transactional}, ${input.campaigns}, ${input.workflows}, ${input.inbound})
@@ -108,12 +104,7 @@ export async function setBillingLimits(
 }
 
 /** This calendar month's accepted emails per category, from the usage counters. */
-export async function getBillingConsumption(
-  db: Database,
-  userId: string,
-  projectId: string,
-): Promise<BillingConsumptionView> {
-  await requireProjectRole(db, userId, projectId, ['OWNER', 'ADMIN', 'MEMBER'])
+export async function getBillingConsumption(db: Database, projectId: string): Promise<BillingConsumptionView> {
   const snapshot = await readSnapshot(db, projectId)
   const records = billingCategories.map((category) => ({
     category,

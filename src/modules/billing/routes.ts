@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { userOf } from '../../http/project.js'
 import { projectIdParams } from '../projects/schemas.js'
 import { getBillingConsumption, getBillingLimits, setBillingLimits } from './limits.js'
 import {
@@ -19,7 +18,7 @@ import { receiveBillingWebhook } from './webhook.js'
 const webhookBodyLimitBytes = 512 * 1024
 
 export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<void> {
-  // Members read billing; admins change it (the role table in README). The services check the same roles.
+  // Members read billing; admins change it (the role table in README). The auth hook checks the role.
   const member = { config: { auth: 'user' as const, projectParam: 'id', role: 'MEMBER' as const } }
   const admin = { config: { auth: 'user' as const, projectParam: 'id', role: 'ADMIN' as const } }
   const tags = ['billing']
@@ -28,7 +27,7 @@ export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<
   app.get(
     `${base}/billing-limits`,
     { ...member, schema: { tags, params: projectIdParams, response: { 200: billingLimitsView } } },
-    async (request) => getBillingLimits(ctx.db, userOf(request), request.params.id),
+    async (request) => getBillingLimits(ctx.db, request.params.id),
   )
 
   app.put(
@@ -37,13 +36,13 @@ export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<
       ...admin,
       schema: { tags, params: projectIdParams, body: billingLimitsBody, response: { 200: billingLimitsView } },
     },
-    async (request) => setBillingLimits(ctx.db, userOf(request), request.params.id, request.body),
+    async (request) => setBillingLimits(ctx.db, request.params.id, request.body),
   )
 
   app.get(
     `${base}/billing-consumption`,
     { ...member, schema: { tags, params: projectIdParams, response: { 200: billingConsumptionView } } },
-    async (request) => getBillingConsumption(ctx.db, userOf(request), request.params.id),
+    async (request) => getBillingConsumption(ctx.db, request.params.id),
   )
 
   app.post(
@@ -52,19 +51,19 @@ export async function registerBillingRoutes(app: App, ctx: AppContext): Promise<
       ...admin,
       schema: { tags, params: projectIdParams, querystring: checkoutQuery, response: { 200: sessionUrlView } },
     },
-    async (request) => createCheckout(ctx, userOf(request), request.params.id, request.query.currency),
+    async (request) => createCheckout(ctx, request.params.id, request.query.currency),
   )
 
   app.post(
     `${base}/billing-portal`,
     { ...admin, schema: { tags, params: projectIdParams, response: { 200: sessionUrlView } } },
-    async (request) => createBillingPortal(ctx, userOf(request), request.params.id),
+    async (request) => createBillingPortal(ctx, request.params.id),
   )
 
   app.get(
     `${base}/billing-invoices`,
     { ...member, schema: { tags, params: projectIdParams, response: { 200: billingInvoicesView } } },
-    async (request) => listInvoices(ctx, userOf(request), request.params.id),
+    async (request) => listInvoices(ctx, request.params.id),
   )
 
   await app.register(async (scope: App) => {
