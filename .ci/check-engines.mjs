@@ -1,6 +1,6 @@
 // Every installed package must declare support for the Node versions Mailroom runs on: the `engines` floor
 // of package.json and the Node 24 that the npm `node` package provides.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
@@ -13,7 +13,8 @@ const bundled = lock.packages['node_modules/node'].version
 const outside = []
 for (const [location, entry] of Object.entries(lock.packages)) {
   const range = entry.engines?.node
-  if (!location || !range) continue
+  // The lock also lists optional builds for other platforms (sharp's win32 ones); only what npm installed runs.
+  if (!location || !range || !existsSync(location)) continue
   for (const version of [floor, bundled]) {
     if (!semver.satisfies(version, range)) outside.push(`${location} needs node ${range}, not ${version}`)
   }
