@@ -16,12 +16,9 @@ import { AppError } from '../errors.js'
  */
 export type AuthScope = 'none' | 'user' | 'secret' | 'track' | 'project'
 
-export const memberRoles = ['MEMBER', 'ADMIN', 'OWNER'] as const
-export type MemberRole = (typeof memberRoles)[number]
+import { type MemberRole, roleAtLeast } from './roles.js'
 
-export function roleAtLeast(role: MemberRole, minimum: MemberRole): boolean {
-  return memberRoles.indexOf(role) >= memberRoles.indexOf(minimum)
-}
+export { type MemberRole, memberRoles, roleAtLeast } from './roles.js'
 
 export type AuthProject = {
   id: string

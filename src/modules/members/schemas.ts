@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { memberRoles } from '../../http/auth.js'
+import { memberRoles } from '../../http/roles.js'
 
 export const memberRole = z.enum(memberRoles)
 
