@@ -8,6 +8,7 @@ import { meQuery, projectsQuery, rememberedProjectId, rememberProjectId, subscri
 import { Loading, QueryState } from './states'
 
 const sections = [
+  { to: '/setup', label: 'Get started' },
   { to: '/keys', label: 'API keys' },
   { to: '/domains', label: 'Domains' },
   { to: '/contacts', label: 'Contacts' },
@@ -15,6 +16,7 @@ const sections = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/segments', label: 'Segments' },
   { to: '/mailbox', label: 'Mailbox' },
+  { to: '/settings', label: 'Settings' },
 ]
 
 /** The signed-in frame: a session is required, and every page below it works on one chosen project. */
