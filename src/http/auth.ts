@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.js'
+import { type MemberRole, roleAtLeast } from './roles.js'
 
 /**
  * Who may call a route, declared on the route itself (`config: { auth }`); a route without one fails at boot.
@@ -15,8 +16,6 @@ import { AppError } from '../errors.js'
  * caller's project then comes from the path instead of `X-Project-Id`, and a key must belong to it.
  */
 export type AuthScope = 'none' | 'user' | 'secret' | 'track' | 'project'
-
-import { type MemberRole, roleAtLeast } from './roles.js'
 
 export { type MemberRole, memberRoles, roleAtLeast } from './roles.js'
 
