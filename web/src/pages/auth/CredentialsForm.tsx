@@ -70,6 +70,8 @@ export function CredentialsForm({ title, submitLabel, endpoint, passwordHint, th
             value={password}
             onChange={(event) => setPassword(event.currentTarget.value)}
             error={error?.forField('password')}
+            // Mantine's PasswordInput links its error (aria-describedby) but does not mark the input invalid.
+            aria-invalid={Boolean(error?.forField('password'))}
           />
           {extra}
           <Button type="submit" loading={submit.isPending}>

@@ -29,7 +29,7 @@ export function ForgotPasswordPage() {
     >
       {request.isSuccess ? (
         // The API answers the same whether or not the address has an account, and so does this page.
-        <Alert color="teal" title="Check your email" role="status">
+        <Alert color="teal.9" variant="outline" title="Check your email" role="status">
           <Text size="sm">{request.data.data.message}. The link works once and expires in one hour.</Text>
         </Alert>
       ) : (

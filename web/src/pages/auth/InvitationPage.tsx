@@ -63,7 +63,7 @@ function Accept({ token, invitation, signedInAs }: { token: string; invitation: 
   })
   if (signedInAs !== invitation.email)
     return (
-      <Alert color="yellow" title="Signed in with another address">
+      <Alert color="indigo.9" variant="outline" title="Signed in with another address">
         <Text size="sm">
           You are signed in as {signedInAs}, but the invitation is for {invitation.email}. Log out and sign in with that
           address to accept it.

@@ -10,14 +10,14 @@ export function ResendVerification({ email }: { email: string }) {
     mutationFn: () => api<Message>('/auth/request-verification', { method: 'POST' }),
   })
   return (
-    <Alert color="yellow" title="Verify your email address" variant="light">
+    <Alert color="indigo.9" title="Verify your email address" variant="outline">
       <Text size="sm" mb="xs">
-        {email} is not verified yet. Open the link in the email we sent, or ask for a new one.
+        {email} is not verified yet. The link in the verification email confirms that the address is yours.
       </Text>
       {resend.isError && <ErrorAlert error={resend.error} title="No email sent" />}
       <Group gap="sm">
         <Button size="xs" variant="default" loading={resend.isPending} onClick={() => resend.mutate()}>
-          Resend verification email
+          Send a verification email
         </Button>
         <Text size="sm" role="status">
           {resend.data?.data.message}

@@ -37,7 +37,7 @@ export function ResetPasswordPage() {
     return (
       <AuthFrame title="Reset your password">
         <Stack>
-          <Alert color="teal" title="Password changed" role="status">
+          <Alert color="teal.9" variant="outline" title="Password changed" role="status">
             <Text size="sm">{reset.data.data.message}. Every other session of your account has been logged out.</Text>
           </Alert>
           <Button component={Link} to="/login">
@@ -64,6 +64,8 @@ export function ResetPasswordPage() {
             value={password}
             onChange={(event) => setPassword(event.currentTarget.value)}
             error={error?.forField('newPassword')}
+            // Mantine's PasswordInput links its error (aria-describedby) but does not mark the input invalid.
+            aria-invalid={Boolean(error?.forField('newPassword'))}
           />
           <PasswordInput
             label="Repeat the new password"
@@ -72,6 +74,7 @@ export function ResetPasswordPage() {
             value={repeat}
             onChange={(event) => setRepeat(event.currentTarget.value)}
             error={mismatch ? 'The two passwords differ' : undefined}
+            aria-invalid={mismatch}
           />
           <Button type="submit" loading={reset.isPending}>
             Change password

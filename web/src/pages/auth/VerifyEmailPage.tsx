@@ -32,7 +32,7 @@ export function VerifyEmailPage() {
       <Stack>
         {verify.isPending && <Loading label="Verifying your email address" />}
         {verify.isSuccess && (
-          <Alert color="teal" title="Email verified" role="status">
+          <Alert color="teal.9" variant="outline" title="Email verified" role="status">
             <Text size="sm">{verify.data.data.message}.</Text>
           </Alert>
         )}

@@ -1,5 +1,6 @@
 import { Anchor, Progress, Stack, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
+import { useEffect } from 'react'
 import { Link } from 'react-router'
 import { listDomains } from '../../api/domains'
 import { useProject } from '../../api/project-context'
@@ -28,6 +29,11 @@ export function SetupPage() {
     queryFn: () => listDomains(project.id),
     refetchInterval: (query) => (query.state.data?.some((domain) => !domain.verified) ? refreshMs : false),
   })
+  // A domain added or verified here shows in the checklist at once, not at the next refresh.
+  const refetchState = state.refetch
+  useEffect(() => {
+    if (domains.dataUpdatedAt) void refetchState()
+  }, [domains.dataUpdatedAt, refetchState])
   const sender = domains.data?.find((domain) => domain.verified)?.domain ?? domains.data?.[0]?.domain
   return (
     <>
@@ -48,11 +54,11 @@ export function SetupPage() {
                 {setupFinished(setup) && (
                   <EmptyState title="Your project is ready">
                     Mail sends from a verified domain and events arrive. Next, add{' '}
-                    <Anchor component={Link} to="/contacts">
+                    <Anchor underline="always" component={Link} to="/contacts">
                       contacts
                     </Anchor>{' '}
                     or write a{' '}
-                    <Anchor component={Link} to="/templates">
+                    <Anchor underline="always" component={Link} to="/templates">
                       template
                     </Anchor>
                     .

@@ -30,7 +30,7 @@ export function SendEmailStep({ sender, to }: { sender: string | undefined; to: 
       <Text size="sm" c="dimmed" mb="xs">
         Run this from a terminal; it uses the project's secret key (shown masked, copied in full). With the capture
         transport the message lands in the{' '}
-        <Anchor component={Link} to="/mailbox">
+        <Anchor underline="always" component={Link} to="/mailbox">
           Mailbox
         </Anchor>{' '}
         instead of leaving this machine.

@@ -37,7 +37,7 @@ export function ConfirmByName({
     <Modal opened={opened} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': 'Close' }}>
       <form onSubmit={onSubmit} noValidate>
         <Stack>
-          <Alert color="red" variant="light">
+          <Alert color="red.9" variant="outline">
             {warning}
           </Alert>
           {mutation.isError && (!error || error.general) && <ErrorAlert error={mutation.error} />}

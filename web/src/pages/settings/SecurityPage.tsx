@@ -48,14 +48,14 @@ function SendingState({ project, state, queryKey }: { project: Project; state: S
   })
   if (state.sending === 'ACTIVE')
     return (
-      <Alert color={state.isHealthy ? 'teal' : 'yellow'} title="Sending is active" role="status">
+      <Alert color={state.isHealthy ? 'teal.9' : 'red.9'} variant="outline" title="Sending is active" role="status">
         {state.isHealthy
           ? 'Bounce and complaint rates are below the thresholds.'
           : 'A 7-day rate is at or over its threshold: sending pauses if it stays there.'}
       </Alert>
     )
   return (
-    <Alert color="red" title="Sending is paused" role="status">
+    <Alert color="red.9" variant="outline" title="Sending is paused" role="status">
       <Text size="sm" mb="xs">
         {state.pausedReason} Emails accepted meanwhile are held and go out when sending resumes.
       </Text>
