@@ -20,7 +20,7 @@ export function ChecklistItem({
         <Title order={2} size="h4" id={id}>
           {step}. {title}
         </Title>
-        <Badge color={done ? 'green.9' : 'gray.7'} variant={done ? 'filled' : 'outline'}>
+        <Badge color={done ? 'teal.9' : 'gray.7'} variant={done ? 'filled' : 'outline'}>
           {done ? 'Done' : 'To do'}
         </Badge>
       </Group>
