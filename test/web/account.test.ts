@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { uniqueEmail } from '../helpers/factories.js'
+import { createAccount, uniqueEmail } from '../helpers/factories.js'
 import { startTestServer } from '../helpers/server.js'
 import { waitForSystemEmail } from '../helpers/system-mail.js'
 import { accessibilityAudit, findChromium } from './browser.js'
@@ -176,6 +176,28 @@ suite(name, { timeout }, () => {
     const members = page.getByRole('table', { name: 'Members of Team shop' })
     await members.getByText(invitee).waitFor()
     expect(await page.getByRole('combobox', { name: `Role of ${invitee}` }).inputValue()).toBe('Member')
+  })
+
+  it('a signed-in invitee joins the project from the link with one click', async () => {
+    const { page, server } = session
+    const owner = await createAccount(server, 'Joinable')
+    const email = uniqueEmail('joiner')
+    const invited = await server.app.inject({
+      method: 'POST',
+      url: `/projects/${owner.project.id}/members`,
+      headers: { cookie: owner.cookie },
+      payload: { email, role: 'ADMIN' },
+    })
+    expect(invited.json().data.status).toBe('INVITED')
+    const mail = await waitForSystemEmail(server, email)
+    // They made an account on their own before opening the link.
+    await signUp(page, server.url, email)
+    await openMailedLink(page, server.url, mail.link)
+    await page.getByText(`to the project Joinable as admin.`).waitFor()
+    await page.getByRole('button', { name: 'Join Joinable' }).click()
+    await page.waitForURL('**/app/setup')
+    await page.getByRole('heading', { name: 'Set up Joinable' }).waitFor()
+    expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe('Joinable')
   })
 
   it('every account page passes an axe check with no serious or critical violation', async () => {
