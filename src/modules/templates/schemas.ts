@@ -57,3 +57,14 @@ export const templateUsage = z.object({
   workflows: z.array(z.object({ id: z.string(), name: z.string() })),
 })
 export type TemplateUsage = z.infer<typeof templateUsage>
+
+/** A draft's subject and body, rendered as a recipient without data would get them. */
+export const templatePreviewBody = z.object({
+  subject: z.string().max(998).default(''),
+  body: contentFields.body,
+})
+export type TemplatePreviewBody = z.infer<typeof templatePreviewBody>
+
+/** `text` is the plain-text alternative sent with `html`, made the same way. */
+export const templatePreview = z.object({ subject: z.string(), html: z.string(), text: z.string() })
+export type TemplatePreview = z.infer<typeof templatePreview>
