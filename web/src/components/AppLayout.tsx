@@ -15,6 +15,9 @@ const sections = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/segments', label: 'Segments' },
   { to: '/mailbox', label: 'Mailbox' },
+  { to: '/activity', label: 'Activity' },
+  { to: '/analytics', label: 'Analytics' },
+  { to: '/suppressions', label: 'Suppressions' },
 ]
 
 /** The signed-in frame: a session is required, and every page below it works on one chosen project. */

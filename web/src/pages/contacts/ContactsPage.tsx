@@ -1,13 +1,26 @@
-import { Anchor, Badge, Group, Paper, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
+import {
+  Anchor,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  SegmentedControl,
+  Select,
+  Table,
+  Text,
+  TextInput,
+} from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
 import { CursorPager } from '../../components/CursorPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { BulkActions } from './BulkActions'
 
 type Filter = 'all' | 'true' | 'false'
 
@@ -51,6 +64,17 @@ export function ContactsPage() {
     if (!cursor && contacts.data && !contacts.isPlaceholderData) setTotal(contacts.data.total)
   }, [cursor, contacts.data, contacts.isPlaceholderData])
 
+  // Selected contacts by id, with their emails (adding to a static segment takes emails).
+  const [selected, setSelected] = useState<Map<string, string>>(new Map())
+  const clearSelection = useCallback(() => setSelected(new Map()), [])
+  const toggle = (id: string, email: string, on: boolean) =>
+    setSelected((current) => {
+      const next = new Map(current)
+      if (on) next.set(id, email)
+      else next.delete(id)
+      return next
+    })
+
   const restart = () => setCursors([undefined])
 
   return (
@@ -61,6 +85,12 @@ export function ContactsPage() {
             {total.toLocaleString()} {total === 1 ? 'contact' : 'contacts'}
           </Text>
         )}
+        <Button component={Link} to="/contacts/fields" variant="default">
+          Fields
+        </Button>
+        <Button component={Link} to="/contacts/import">
+          Import CSV
+        </Button>
       </PageHeader>
       <Group mb="md" align="flex-end">
         <TextInput
@@ -115,9 +145,24 @@ export function ContactsPage() {
             </EmptyState>
           ) : (
             <Paper withBorder>
+              {selected.size > 0 && <BulkActions selected={selected} onDone={clearSelection} />}
               <Table highlightOnHover aria-label="Contacts" aria-busy={contacts.isFetching}>
                 <Table.Thead>
                   <Table.Tr>
+                    <Table.Th scope="col" w={40}>
+                      <Checkbox
+                        aria-label="Select every contact on this page"
+                        checked={page.data.length > 0 && page.data.every((contact) => selected.has(contact.id))}
+                        indeterminate={
+                          page.data.some((contact) => selected.has(contact.id)) &&
+                          !page.data.every((contact) => selected.has(contact.id))
+                        }
+                        onChange={(event) => {
+                          const on = event.currentTarget.checked
+                          for (const contact of page.data) toggle(contact.id, contact.email, on)
+                        }}
+                      />
+                    </Table.Th>
                     <Table.Th scope="col">Email</Table.Th>
                     <Table.Th scope="col">Subscription</Table.Th>
                     <Table.Th scope="col">Fields</Table.Th>
@@ -126,7 +171,14 @@ export function ContactsPage() {
                 </Table.Thead>
                 <Table.Tbody>
                   {page.data.map((contact) => (
-                    <Table.Tr key={contact.id}>
+                    <Table.Tr key={contact.id} bg={selected.has(contact.id) ? 'indigo.0' : undefined}>
+                      <Table.Td>
+                        <Checkbox
+                          aria-label={`Select ${contact.email}`}
+                          checked={selected.has(contact.id)}
+                          onChange={(event) => toggle(contact.id, contact.email, event.currentTarget.checked)}
+                        />
+                      </Table.Td>
                       <Table.Td>
                         <Anchor component={Link} to={`/contacts/${contact.id}`} size="sm">
                           {contact.email}
