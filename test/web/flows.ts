@@ -1,4 +1,9 @@
-import type { Page } from 'playwright-core'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { ensureWebBuild, launchBrowser } from './browser.js'
 
 /** The dashboard's pages, as a user types them into the address bar. */
 export function appUrl(base: string, path = ''): string {
@@ -58,4 +63,54 @@ export async function waitForCapture(base: string, key: string, subject: string,
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error(`no captured message "${subject}" after ${timeoutMs} ms`)
+}
+
+/**
+ * One server and browser per test file, a fresh browser context and page per test (a screenshot in the temp
+ * directory when a test fails). Read the fields inside tests: they are set by the hooks.
+ */
+export function browserSession(chromiumPath: string) {
+  const session = {} as { server: TestServer; browser: Browser; context: BrowserContext; page: Page }
+  beforeAll(async () => {
+    await ensureWebBuild()
+    session.server = await startTestServer()
+    session.browser = await launchBrowser(chromiumPath)
+  }, 180_000)
+  afterAll(async () => {
+    await session.browser?.close()
+    await session.server?.close()
+  })
+  beforeEach(async () => {
+    session.context = await session.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    session.page = await session.context.newPage()
+  })
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail') {
+      const file = path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`)
+      await session.page.screenshot({ path: file, fullPage: true }).catch(() => {})
+    }
+    await session.context.close()
+  })
+  return session
+}
+
+/** Signs up, creates a project and returns its secret key. */
+export async function startProject(page: Page, base: string, email: string, name: string): Promise<string> {
+  await signUp(page, base, email)
+  await createProject(page, name)
+  return readSecretKey(page)
+}
+
+/** A JSON call to the API with the project's secret key, as an integration makes it. */
+export async function callApi<T>(base: string, key: string, method: string, url: string, body?: unknown) {
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T }
 }

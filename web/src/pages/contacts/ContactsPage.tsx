@@ -171,7 +171,7 @@ export function ContactsPage() {
                 </Table.Thead>
                 <Table.Tbody>
                   {page.data.map((contact) => (
-                    <Table.Tr key={contact.id} bg={selected.has(contact.id) ? 'indigo.0' : undefined}>
+                    <Table.Tr key={contact.id}>
                       <Table.Td>
                         <Checkbox
                           aria-label={`Select ${contact.email}`}
@@ -185,7 +185,7 @@ export function ContactsPage() {
                         </Anchor>
                       </Table.Td>
                       <Table.Td>
-                        <Badge color={contact.subscribed ? 'green.9' : 'gray.7'}>
+                        <Badge color={contact.subscribed ? 'teal.9' : 'gray.7'}>
                           {contact.subscribed ? 'Subscribed' : 'Unsubscribed'}
                         </Badge>
                       </Table.Td>

@@ -56,6 +56,7 @@ export function ImportPage() {
               value={file}
               onChange={setFile}
               clearable
+              clearButtonProps={{ 'aria-label': 'Clear the file' }}
               error={error?.forField('file')}
               w={360}
             />
