@@ -64,7 +64,8 @@ export function BodyEditor({
       required
       description="Liquid: {{ email }}, {{ data.plan }}, {{ name ?? &quot;fallback&quot; }}, {% if %}…{% endif %}. Values are HTML-escaped."
       error={error}
-      errorProps={{ id: errorId, role: 'alert' }}
+      // The theme's error red is under 4.5:1 on white at this size.
+      errorProps={{ id: errorId, role: 'alert', c: 'red.9' }}
     >
       <CodeMirror
         value={value}
