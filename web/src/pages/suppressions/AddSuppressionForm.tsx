@@ -15,7 +15,7 @@ export function AddSuppressionForm({ onAdded }: { onAdded(): void }) {
     mutationFn: (body: SuppressionInput) => api<Suppression>('/suppressions', { method: 'POST', body }),
     onSuccess: (added) => {
       setEmail('')
-      notifySuccess(`${added.email} will receive no mail`, 'Address suppressed')
+      notifySuccess(`Suppressed: ${added.email} will receive no mail`)
       onAdded()
     },
   })

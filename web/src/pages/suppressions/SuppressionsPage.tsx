@@ -36,7 +36,7 @@ export function SuppressionsPage() {
     mutationFn: (email: string) => api(`/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE' }),
     onSuccess: async (_, email) => {
       setLifting(undefined)
-      notifySuccess(`${email} can receive mail again`, 'Suppression lifted')
+      notifySuccess(`Suppression lifted: ${email} can receive mail again`)
       await queryClient.invalidateQueries({ queryKey: listKey })
     },
   })
@@ -107,7 +107,7 @@ export function SuppressionsPage() {
                         <Text size="sm">{row.email}</Text>
                       </Table.Td>
                       <Table.Td>
-                        <Badge color={row.reason === 'complaint' ? 'red.9' : 'orange.9'}>
+                        <Badge color={row.reason === 'complaint' ? 'red.9' : 'gray.7'}>
                           {reasonLabels[row.reason]}
                         </Badge>
                       </Table.Td>
