@@ -18,8 +18,9 @@ import { Link } from 'react-router'
 import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
-import { CursorPager } from '../../components/CursorPager'
+import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { useCursors } from '../../components/use-cursors'
 import { BulkActions } from './BulkActions'
 
 type Filter = 'all' | 'true' | 'false'
@@ -39,9 +40,8 @@ export function ContactsPage() {
   const [subscribed, setSubscribed] = useState<Filter>('all')
   const [sort, setSort] = useState<Sort>('createdAt-desc')
   const [sortField, sortDir] = sort.split('-') as ['createdAt' | 'email', 'asc' | 'desc']
-  // cursors[i] opens page i + 1; the first page has no cursor.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
-  const cursor = cursors[cursors.length - 1]
+  const pages = useCursors()
+  const cursor = pages.cursor
   const [total, setTotal] = useState<number>()
 
   const contacts = useQuery({
@@ -75,7 +75,7 @@ export function ContactsPage() {
       return next
     })
 
-  const restart = () => setCursors([undefined])
+  const restart = pages.restart
 
   return (
     <>
@@ -137,7 +137,7 @@ export function ContactsPage() {
       </Group>
       <QueryState query={contacts} label="Loading contacts">
         {(page) =>
-          page.data.length === 0 && cursors.length === 1 ? (
+          page.data.length === 0 && pages.page === 1 ? (
             <EmptyState title={debounced || subscribed !== 'all' ? 'No contacts match' : 'No contacts yet'}>
               {debounced || subscribed !== 'all'
                 ? 'Try another search or filter.'
@@ -203,18 +203,7 @@ export function ContactsPage() {
           )
         }
       </QueryState>
-      {contacts.data && (
-        <CursorPager
-          page={cursors.length}
-          hasMore={contacts.data.hasMore}
-          busy={contacts.isFetching}
-          onPrevious={() => setCursors((list) => list.slice(0, -1))}
-          onNext={() => {
-            const next = contacts.data?.cursor
-            if (next) setCursors((list) => [...list, next])
-          }}
-        />
-      )}
+      <QueryPager pages={pages} query={contacts} />
     </>
   )
 }

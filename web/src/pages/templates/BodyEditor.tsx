@@ -4,6 +4,7 @@ import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint'
 import { Input } from '@mantine/core'
 import CodeMirror, { EditorView } from '@uiw/react-codemirror'
 import { useEffect, useId, useMemo, useState } from 'react'
+import { accessibleHighlighting } from './highlight'
 
 /** Where the API says the body's Liquid does not parse (1-based line and column, as TEMPLATE_SYNTAX_ERROR gives). */
 export type SyntaxProblem = { line: number; column: number; message: string }
@@ -39,6 +40,7 @@ export function BodyEditor({
   const extensions = useMemo(
     () => [
       liquid({ base: html() }),
+      accessibleHighlighting,
       lintGutter(),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({
@@ -74,7 +76,7 @@ export function BodyEditor({
         indentWithTab={false}
         minHeight="320px"
         maxHeight="560px"
-        basicSetup={{ foldGutter: false, autocompletion: false }}
+        basicSetup={{ foldGutter: false, autocompletion: false, syntaxHighlighting: false }}
         onCreateEditor={(created) => {
           setView(created)
           onView(created)

@@ -1,11 +1,15 @@
 import { Code, Paper, ScrollArea, Text, Title } from '@mantine/core'
 import type { UseQueryResult } from '@tanstack/react-query'
+import { useRef } from 'react'
 import type { TemplatePreview } from '../../api/types'
 import { EmailPreview } from '../../components/EmailPreview'
 
 /** The HTML as the recipient sees it (sandboxed) and, below it, the plain-text alternative sent with it. */
 export function PreviewPanel({ preview, raw }: { preview: UseQueryResult<TemplatePreview>; raw: string }) {
-  const rendered = preview.data
+  // While the draft does not render, the last rendering that worked stays on screen.
+  const lastGood = useRef<TemplatePreview>(undefined)
+  if (preview.data) lastGood.current = preview.data
+  const rendered = preview.data ?? lastGood.current
   return (
     <Paper withBorder p="xs" component="section" aria-label="Preview">
       <Text size="xs" c="dimmed">
@@ -17,7 +21,7 @@ export function PreviewPanel({ preview, raw }: { preview: UseQueryResult<Templat
       <EmailPreview html={rendered?.html ?? raw} title="Preview of the template body" height={420} />
       <Text size="xs" c="dimmed" mt={4}>
         As a contact without data gets it: variables without a fallback are empty.
-        {preview.isError && ' The draft does not render; the last version that did is shown.'}
+        {preview.isError && rendered && ' The draft does not render; the last version that did is shown.'}
       </Text>
       <Title order={2} size="h5" mt="md" mb={4} id="plain-text-heading">
         Plain-text alternative
