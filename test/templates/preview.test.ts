@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Account, callAs, createAccount } from '../helpers/factories.js'
+import { type Account, callAs, createAccount, createContact } from '../helpers/factories.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -41,6 +41,25 @@ describe('previewing a template draft', () => {
     const response = await preview({ subject: 'Hi {{ name', body: '<p>x</p>' })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toMatchObject({ field: 'subject', line: 1 })
+  })
+
+  it('renders for one of the project’s contacts with its email and data; another project’s contact is a 404', async () => {
+    const contact = await createContact(server, account, { email: 'ada@preview.example', data: { plan: 'pro' } })
+    const response = await preview({
+      subject: 'For {{ email }}',
+      body: '<p>{{ data.plan }} · {{ plan }} · {{ missing ?? "none" }}</p>',
+      contactId: contact.id,
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      subject: 'For ada@preview.example',
+      html: '<p>pro · pro · none</p>',
+      text: 'pro · pro · none',
+    })
+    const other = await createAccount(server, 'Other')
+    const foreign = await createContact(server, other, { email: 'not-yours@preview.example' })
+    const refused = await preview({ body: '<p>x</p>', contactId: foreign.id })
+    expect(refused.statusCode).toBe(404)
   })
 
   it('an empty body is a field error', async () => {

@@ -52,7 +52,7 @@ export function registerTemplateRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/templates/preview',
     { ...route, schema: { tags, body: templatePreviewBody, response: { 200: templatePreview } } },
-    async (request) => previewTemplate(request.body),
+    async (request) => previewTemplate(ctx.db, projectOf(request), request.body),
   )
 
   app.get(

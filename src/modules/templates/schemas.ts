@@ -58,10 +58,11 @@ export const templateUsage = z.object({
 })
 export type TemplateUsage = z.infer<typeof templateUsage>
 
-/** A draft's subject and body, rendered as a recipient without data would get them. */
+/** A draft's subject and body, rendered for one of the project's contacts, or for a recipient without data. */
 export const templatePreviewBody = z.object({
   subject: z.string().max(998).default(''),
   body: contentFields.body,
+  contactId: z.uuid().optional(),
 })
 export type TemplatePreviewBody = z.infer<typeof templatePreviewBody>
 
