@@ -100,7 +100,7 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     expect(saved.body.data[0]?.body).toContain(`<img src="${url}"`)
   })
 
-  it('inserts a contact field from the variable help, saves, shows usage and duplicates', async () => {
+  it('inserts a contact field from the variable help, previews it as a contact, saves, shows usage and duplicates', async () => {
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Variables')
     await callApi(server.url, key, 'POST', '/contacts', { email: 'v@variables.example', data: { plan: 'pro' } })
@@ -115,6 +115,12 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     await body(page).press('ArrowLeft')
     await page.getByRole('button', { name: /^Insert \{\{ data\.plan \}\}/ }).click()
     expect(await page.locator('.cm-line').first().innerText()).toBe('<p>Your plan: {{ data.plan }}</p>')
+    // Rendered for a chosen contact, with its data; without one, the variable is empty.
+    await expect.poll(() => page.getByTestId('plain-text').innerText()).toBe('Your plan:')
+    await page.getByRole('combobox', { name: 'Preview as' }).fill('v@var')
+    await page.getByRole('option', { name: 'v@variables.example' }).click()
+    await expect.poll(() => page.getByTestId('plain-text').innerText()).toBe('Your plan: pro')
+    expect(await previewFrame(page).locator('p').innerText()).toBe('Your plan: pro')
 
     // By keyboard: the editor scrolls its cursor into view a frame after the insert, which can move a mouse
     // click's target away from the button between aiming and clicking.

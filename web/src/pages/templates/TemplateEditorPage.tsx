@@ -74,7 +74,8 @@ export function TemplateEditorPage() {
 function Editor({ initial, id }: { initial: Draft; id?: string }) {
   const { project } = useProject()
   const [draft, setDraft] = useState(initial)
-  const preview = useTemplatePreview(draft.subject, draft.body)
+  const [previewContactId, setPreviewContactId] = useState<string | null>(null)
+  const preview = useTemplatePreview(draft.subject, draft.body, previewContactId)
   const view = useRef<EditorView>(undefined)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
@@ -215,7 +216,12 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 6 }}>
-            <PreviewPanel preview={preview} raw={draft.body} />
+            <PreviewPanel
+              preview={preview}
+              raw={draft.body}
+              contactId={previewContactId}
+              onContactChange={setPreviewContactId}
+            />
           </Grid.Col>
         </Grid>
       </Stack>

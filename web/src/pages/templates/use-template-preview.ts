@@ -14,15 +14,20 @@ export function syntaxProblemOf(error: unknown, field: 'subject' | 'body'): Synt
 }
 
 /**
- * The draft rendered by the API as it is typed (debounced): the HTML and text a recipient without data gets, or
- * the syntax error the save would refuse. The last good rendering stays on screen while the draft does not parse.
+ * The draft rendered by the API as it is typed (debounced): the HTML and text the chosen contact (or a recipient
+ * without data) gets, or the syntax error the save would refuse.
  */
-export function useTemplatePreview(subject: string, body: string) {
+export function useTemplatePreview(subject: string, body: string, contactId: string | null) {
   const { project } = useProject()
   const [draft] = useDebouncedValue({ subject, body }, 300)
   return useQuery({
-    queryKey: ['project', project.id, 'template-preview', draft.subject, draft.body],
-    queryFn: ({ signal }) => api<TemplatePreview>('/templates/preview', { method: 'POST', body: draft, signal }),
+    queryKey: ['project', project.id, 'template-preview', draft.subject, draft.body, contactId],
+    queryFn: ({ signal }) =>
+      api<TemplatePreview>('/templates/preview', {
+        method: 'POST',
+        body: { ...draft, contactId: contactId ?? undefined },
+        signal,
+      }),
     enabled: draft.body !== '',
     placeholderData: keepPreviousData,
     retry: false,
