@@ -89,9 +89,20 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     const planRow = page.getByRole('row').filter({ hasText: 'data.plan' })
     await planRow.waitFor()
     const rowText = async (row: typeof planRow) => (await row.innerText()).replace(/\s+/g, ' ').toLowerCase()
-    expect(await rowText(planRow)).toBe('data.plan string custom 297 100%')
+    expect(await rowText(planRow)).toBe('data.plan string custom 297 100% delete…')
     const ageRow = page.getByRole('row').filter({ hasText: 'data.age' })
-    expect(await rowText(ageRow)).toBe('data.age number custom 297 100%')
+    expect(await rowText(ageRow)).toBe('data.age number custom 297 100% delete…')
+
+    // Deleting a field takes it off every contact, after a confirmation that counts them.
+    await page.getByRole('button', { name: 'Delete data.age' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete the field data.age?' })
+    await dialog.getByText('No segment, campaign or workflow refers to it.').waitFor()
+    expect(await dialog.innerText()).toContain('297 contacts lose this value')
+    await dialog.getByRole('button', { name: 'Delete field' }).click()
+    await page.getByText('Removed data.age from 297 contacts').waitFor()
+    await ageRow.waitFor({ state: 'detached' })
+    const after = await callApi<z.infer<typeof fieldList>>(server.url, key, 'GET', '/contacts/fields')
+    expect(after.body.fields.map((field) => field.field)).not.toContain('age')
   })
 
   it('unsubscribes and, after a confirmation, deletes a selection of contacts', async () => {
@@ -151,6 +162,9 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     await page.goto(`${server.url}/app/contacts/fields`)
     await page.getByRole('table', { name: 'Contact fields' }).waitFor()
     await audit.check('contact fields')
+    await page.getByRole('button', { name: 'Delete data.plan' }).click()
+    await page.getByRole('dialog').getByText('No segment, campaign or workflow refers to it.').waitFor()
+    await audit.check('delete field dialog')
     audit.expectClean()
   })
 })

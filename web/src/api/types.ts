@@ -8,6 +8,7 @@ import type {
   fieldList,
   importView,
   jobAccepted,
+  usageView,
 } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
 import type { eventPage, eventStats } from '@server/modules/events/schemas.js'
@@ -81,3 +82,4 @@ export type Timeseries = Response<typeof timeseries>
 export type TopCampaigns = Response<typeof topCampaigns>
 export type TopEvents = Response<typeof topEvents>
 export type EventStats = Response<typeof eventStats>
+export type FieldUsage = Response<typeof usageView>

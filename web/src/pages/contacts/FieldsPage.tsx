@@ -1,15 +1,18 @@
-import { Anchor, Badge, Code, Paper, Progress, Stack, Table, Text } from '@mantine/core'
+import { Anchor, Badge, Button, Code, Paper, Progress, Stack, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
 import { Link } from 'react-router'
 import { api } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactFields } from '../../api/types'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { DeleteFieldDialog } from './DeleteFieldDialog'
 
 /** Every field contacts have, its inferred type, and how many contacts have it (the API's coverage). */
 export function FieldsPage() {
   const { project } = useProject()
+  const [deleting, setDeleting] = useState<{ field: string; count: number }>()
   const fields = useQuery({
     queryKey: ['project', project.id, 'contacts', 'fields'],
     queryFn: () => api<ContactFields>('/contacts/fields'),
@@ -34,7 +37,14 @@ export function FieldsPage() {
               <Paper withBorder>
                 <Table aria-label="Contact fields">
                   <ColumnHeads
-                    columns={['Field', 'Type', 'Kind', 'Contacts', { key: 'coverage', label: 'Coverage', width: 240 }]}
+                    columns={[
+                      'Field',
+                      'Type',
+                      'Kind',
+                      'Contacts',
+                      { key: 'coverage', label: 'Coverage', width: 240 },
+                      { key: 'actions', label: <span className="visually-hidden">Actions</span> },
+                    ]}
                   />
                   <Table.Tbody>
                     {list.fields.map((field) => (
@@ -59,6 +69,18 @@ export function FieldsPage() {
                             {field.coverage}%
                           </Text>
                         </Table.Td>
+                        <Table.Td ta="right">
+                          {!field.standard && (
+                            <Button
+                              size="xs"
+                              variant="default"
+                              aria-label={`Delete data.${field.field}`}
+                              onClick={() => setDeleting({ field: field.field, count: field.count })}
+                            >
+                              Delete…
+                            </Button>
+                          )}
+                        </Table.Td>
                       </Table.Tr>
                     ))}
                   </Table.Tbody>
@@ -74,6 +96,7 @@ export function FieldsPage() {
           )
         }}
       </QueryState>
+      <DeleteFieldDialog field={deleting?.field} count={deleting?.count ?? 0} onClose={() => setDeleting(undefined)} />
     </Stack>
   )
 }
