@@ -105,7 +105,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     expect(after.body.fields.map((field) => field.field)).not.toContain('age')
   })
 
-  it('unsubscribes and, after a confirmation, deletes a selection of contacts', async () => {
+  it('unsubscribes a selection, adds it to a static segment and, after a confirmation, deletes it', async () => {
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Bulk')
     const ids: Record<string, string> = {}
@@ -116,6 +116,12 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
       })
       ids[name] = created.body.id
     }
+    const segment = await callApi<{ id: string }>(server.url, key, 'POST', '/segments', {
+      name: 'VIPs',
+      type: 'STATIC',
+      condition: { logic: 'AND', groups: [] },
+    })
+    expect(segment.status).toBe(201)
     const subscribed = async (name: string) =>
       (await callApi<{ subscribed: boolean }>(server.url, key, 'GET', `/contacts/${ids[name]}`)).body.subscribed
 
@@ -128,6 +134,21 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     expect([await subscribed('ann'), await subscribed('ben'), await subscribed('cid')]).toEqual([false, false, true])
     const table = page.getByRole('table', { name: 'Contacts' })
     await expect.poll(() => table.getByText('Unsubscribed', { exact: true }).count()).toBe(2)
+
+    // Adding the selection to a static segment: the API then lists exactly those members.
+    await page.getByRole('checkbox', { name: 'Select ann@bulk.example' }).check()
+    await page.getByRole('checkbox', { name: 'Select dot@bulk.example' }).check()
+    await page.getByRole('combobox', { name: 'Static segment' }).click()
+    await page.getByRole('option', { name: 'VIPs' }).click()
+    await page.getByRole('button', { name: 'Add to segment' }).click()
+    await page.getByText('Added 2 contacts to VIPs').waitFor()
+    const members = await callApi<{ data: { email: string }[] }>(
+      server.url,
+      key,
+      'GET',
+      `/segments/${segment.body.id}/contacts`,
+    )
+    expect(members.body.data.map((member) => member.email).sort()).toEqual(['ann@bulk.example', 'dot@bulk.example'])
 
     await page.getByRole('checkbox', { name: 'Select cid@bulk.example' }).check()
     await page.getByRole('button', { name: 'Delete…' }).click()
