@@ -108,6 +108,8 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /segments/:id/compute': {},
   'POST /segments/:id/refresh': {},
   'POST /templates/:id/duplicate': {},
+  'POST /templates/preview': { subject: 'Hi {{ email }}', body: '<p>Hi</p>', contactId: someId },
+  'POST /suppressions': { email: 'a@example.com', reason: 'bounce' },
   'POST /campaigns': {
     name: 'Launch',
     description: 'spring',

@@ -102,10 +102,31 @@ export function browserSession(chromiumPath: string, options: { config?: Partial
   })
   afterEach(async ({ task }) => {
     if (task.result?.state === 'fail') {
-      const file = path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`)
-      await session.page.screenshot({ path: file }).catch(() => {})
+      const file = path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`)
+      await session.page.screenshot({ path: file, fullPage: true }).catch(() => {})
     }
     await session.context.close()
   })
   return session
+}
+
+/** Signs up, creates a project and returns its secret key. */
+export async function startProject(page: Page, base: string, email: string, name: string): Promise<string> {
+  await signUp(page, base, email)
+  await createProject(page, name)
+  return readSecretKey(page)
+}
+
+/** A JSON call to the API with the project's secret key, as an integration makes it. */
+export async function callApi<T>(base: string, key: string, method: string, url: string, body?: unknown) {
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T }
 }

@@ -110,6 +110,39 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.frameLocator('iframe[title^="Message:"]').getByRole('heading', { name: 'Welcome, Grace!' }).waitFor()
     await shot('mailbox')
 
+    await page.goto(appUrl(server.url, '/contacts/import'))
+    await page.locator('input[type="file"]').setInputFiles({
+      name: 'customers.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        'email,name,plan\nada@lovelace.example,Ada,pro\nnot-an-address,Nobody,free\ncharles@babbage.example,Charles,free\n',
+      ),
+    })
+    await page.getByRole('button', { name: 'Import', exact: true }).click()
+    await page.getByRole('table', { name: 'Rows not imported' }).waitFor()
+    await shot('contacts-import')
+    await page.goto(appUrl(server.url, '/contacts/fields'))
+    await page.getByRole('table', { name: 'Contact fields' }).waitFor()
+    await shot('contact-fields')
+
+    await page.getByRole('link', { name: 'Activity' }).click()
+    await page.getByRole('table', { name: 'Activity' }).waitFor()
+    await shot('activity')
+    await page.getByRole('link', { name: 'Analytics' }).click()
+    await page.getByRole('list', { name: 'Email totals' }).waitFor()
+    await page.getByRole('table', { name: 'Top events' }).waitFor()
+    await shot('analytics')
+
+    const suppressed = await fetch(`${server.url}/suppressions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'old-address@engines.example', reason: 'bounce' }),
+    })
+    expect(suppressed.status).toBe(201)
+    await page.getByRole('link', { name: 'Suppressions' }).click()
+    await page.getByRole('table', { name: 'Suppressed addresses' }).waitFor()
+    await shot('suppressions')
+
     // The setup checklist: a domain, a send and events exist by now, so it shows steps ticked and one open.
     await page.getByRole('link', { name: 'Get started' }).click()
     await page.getByTestId('setup-progress').waitFor()

@@ -105,6 +105,27 @@ export const router = createBrowserRouter(
           path: 'mailbox/:id',
           lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
         },
+        {
+          path: 'contacts/import',
+          lazy: async () => ({ Component: (await import('./pages/contacts/ImportPage')).ImportPage }),
+        },
+        {
+          path: 'contacts/fields',
+          lazy: async () => ({ Component: (await import('./pages/contacts/FieldsPage')).FieldsPage }),
+        },
+        {
+          path: 'activity',
+          lazy: async () => ({ Component: (await import('./pages/activity/ActivityPage')).ActivityPage }),
+        },
+        {
+          // Its own chunk with recharts, so only this page downloads the charts.
+          path: 'analytics',
+          lazy: async () => ({ Component: (await import('./pages/analytics/AnalyticsPage')).AnalyticsPage }),
+        },
+        {
+          path: 'suppressions',
+          lazy: async () => ({ Component: (await import('./pages/suppressions/SuppressionsPage')).SuppressionsPage }),
+        },
         { path: '*', element: <Navigate to="/keys" replace /> },
       ],
     },

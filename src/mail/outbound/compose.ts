@@ -77,6 +77,11 @@ export const reservedHeaders: ReadonlySet<string> = new Set([
 
 const htmlToText = compile({ wordwrap: 130, selectors: [{ selector: 'img', format: 'skip' }] })
 
+/** The plain-text alternative sent with an HTML body (LF line ends; the MIME part uses CRLF). */
+export function plainTextOf(html: string): string {
+  return htmlToText(html)
+}
+
 function customHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -102,7 +107,7 @@ export function composeMessage(message: MessageSpec, tracking?: TrackingOptions)
     messageId: `<${message.messageId}>`,
     date: message.date ?? new Date(),
     html: tracking ? applyTracking(message.html, tracking) : message.html,
-    text: htmlToText(message.html).replace(/\n/g, '\r\n'),
+    text: plainTextOf(message.html).replace(/\n/g, '\r\n'),
     headers: customHeaders(message.headers),
     attachments: (message.attachments ?? []).map((attachment) => ({
       filename: attachment.filename,

@@ -21,3 +21,10 @@ export const suppressionPage = cursorPage(suppressionView)
 export type SuppressionPage = z.infer<typeof suppressionPage>
 
 export const suppressionParams = z.object({ email: z.string().min(1).max(320) })
+
+/** An address added by hand (from another provider's list, or one known to be dead), with the reason it gets. */
+export const suppressionCreate = z.object({
+  email: z.email().max(254),
+  reason: z.enum(suppressionReason.enumValues).default('bounce'),
+})
+export type SuppressionCreate = z.infer<typeof suppressionCreate>

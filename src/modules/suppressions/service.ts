@@ -4,7 +4,7 @@ import { decodeCursor, keysetPage, timestampText, timestampTextPattern } from '.
 import { likeContaining } from '../../db/like.js'
 import { suppressions } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
-import type { SuppressionListQuery, SuppressionPage } from './schemas.js'
+import type { SuppressionCreate, SuppressionListQuery, SuppressionPage } from './schemas.js'
 
 export type SuppressionReason = (typeof suppressions.$inferSelect)['reason']
 
@@ -91,6 +91,22 @@ export async function listSuppressions(
       return counted?.total ?? 0
     },
   })
+}
+
+/** Adds an address by hand; one already on the list is a conflict, so its recorded reason is never overwritten. */
+export async function addSuppression(db: Executor, projectId: string, input: SuppressionCreate) {
+  const [added] = await db
+    .insert(suppressions)
+    .values({ projectId, email: input.email.trim().toLowerCase(), reason: input.reason, emailId: null })
+    .onConflictDoNothing({ target: [suppressions.projectId, suppressions.email] })
+    .returning({
+      email: suppressions.email,
+      reason: suppressions.reason,
+      emailId: suppressions.emailId,
+      createdAt: suppressions.createdAt,
+    })
+  if (!added) throw new AppError('CONFLICT', `${input.email} is already on the suppression list`)
+  return added
 }
 
 /**

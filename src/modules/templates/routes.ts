@@ -2,12 +2,15 @@ import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
 import { requireBodyFields } from '../../http/required-fields.js'
+import { previewTemplate } from './preview.js'
 import {
   requiredTemplateFields,
   templateCreate,
   templateIdParams,
   templateListQuery,
   templatePage,
+  templatePreview,
+  templatePreviewBody,
   templateUpdate,
   templateUsage,
   templateView,
@@ -43,6 +46,13 @@ export function registerTemplateRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) =>
       reply.code(201).send(await createTemplate(ctx.db, ctx.config, projectOf(request), request.body)),
+  )
+
+  // Renders a draft without saving it: the editor's live preview, text alternative and syntax check.
+  app.post(
+    '/templates/preview',
+    { ...route, schema: { tags, body: templatePreviewBody, response: { 200: templatePreview } } },
+    async (request) => previewTemplate(ctx.db, projectOf(request), request.body),
   )
 
   app.get(

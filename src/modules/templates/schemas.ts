@@ -57,3 +57,15 @@ export const templateUsage = z.object({
   workflows: z.array(z.object({ id: z.string(), name: z.string() })),
 })
 export type TemplateUsage = z.infer<typeof templateUsage>
+
+/** A draft's subject and body, rendered for one of the project's contacts, or for a recipient without data. */
+export const templatePreviewBody = z.object({
+  subject: z.string().max(998).default(''),
+  body: contentFields.body,
+  contactId: z.uuid().optional(),
+})
+export type TemplatePreviewBody = z.infer<typeof templatePreviewBody>
+
+/** `text` is the plain-text alternative sent with `html`, made the same way. */
+export const templatePreview = z.object({ subject: z.string(), html: z.string(), text: z.string() })
+export type TemplatePreview = z.infer<typeof templatePreview>

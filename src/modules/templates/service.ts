@@ -18,7 +18,7 @@ import type {
 } from './schemas.js'
 
 /** Saved templates always render: a syntax error is refused with its position. */
-function assertTemplateSyntax(field: 'subject' | 'body', source: string): void {
+export function assertTemplateSyntax(field: 'subject' | 'body', source: string): void {
   const error = validateTemplate(source)
   if (!error) return
   throw new AppError(

@@ -55,18 +55,20 @@ export function setProjectId(id: string | undefined): void {
   currentProjectId = id
 }
 
+/** `body` is sent as JSON, or as multipart when it is FormData (file uploads; the browser sets the boundary). */
 type Options = { method?: string; body?: unknown; signal?: AbortSignal }
 
 export async function request(path: string, { method = 'GET', body, signal }: Options = {}): Promise<Response> {
   const headers: Record<string, string> = {}
-  if (body !== undefined) headers['content-type'] = 'application/json'
+  const form = body instanceof FormData
+  if (body !== undefined && !form) headers['content-type'] = 'application/json'
   if (currentProjectId) headers['x-project-id'] = currentProjectId
   let response: Response
   try {
     response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: form ? body : body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
       signal,
     })

@@ -1,3 +1,5 @@
+import type { activityPage, activityTypeList } from '@server/modules/activity/schemas.js'
+import type { timeseries, topCampaigns, topEvents } from '@server/modules/analytics/schemas.js'
 import type { messageView } from '@server/modules/auth/schemas.js'
 import type {
   billingConsumptionView,
@@ -8,9 +10,17 @@ import type {
 } from '@server/modules/billing/schemas.js'
 import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
 import type { configView } from '@server/modules/config/schemas.js'
-import type { contactPage, contactView } from '@server/modules/contacts/schemas.js'
+import type {
+  bulkView,
+  contactPage,
+  contactView,
+  fieldList,
+  importView,
+  jobAccepted,
+  usageView,
+} from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
-import type { eventPage } from '@server/modules/events/schemas.js'
+import type { eventPage, eventStats } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
 import type {
   invitationResponse,
@@ -26,9 +36,19 @@ import type {
   projectView,
 } from '@server/modules/projects/schemas.js'
 import type { securityView } from '@server/modules/reputation/schemas.js'
-import type { segmentList } from '@server/modules/segments/schemas.js'
+import type { membersAdded, segmentList } from '@server/modules/segments/schemas.js'
 import type { setupStateView } from '@server/modules/setup-state/service.js'
-import type { templateCreate, templatePage, templateType, templateView } from '@server/modules/templates/schemas.js'
+import type { suppressionCreate, suppressionPage } from '@server/modules/suppressions/schemas.js'
+import type {
+  templateCreate,
+  templatePage,
+  templatePreview,
+  templatePreviewBody,
+  templateType,
+  templateUsage,
+  templateView,
+} from '@server/modules/templates/schemas.js'
+import type { uploadView } from '@server/modules/uploads/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
 import type { z } from 'zod'
 
@@ -82,3 +102,23 @@ export type BillingConsumption = Response<typeof billingConsumptionView>
 export type BillingInvoices = Response<typeof billingInvoicesView>
 export type SessionUrl = Response<typeof sessionUrlView>
 export type Security = Response<typeof securityView>
+export type JobAccepted = Response<typeof jobAccepted>
+export type ContactImport = Response<typeof importView>
+export type BulkJob = Response<typeof bulkView>
+export type ContactFields = Response<typeof fieldList>
+export type MembersAdded = Response<typeof membersAdded>
+export type TemplatePreview = Response<typeof templatePreview>
+export type TemplatePreviewInput = Request<typeof templatePreviewBody>
+export type TemplateUsage = Response<typeof templateUsage>
+export type Upload = Response<typeof uploadView>
+export type SuppressionPage = Response<typeof suppressionPage>
+export type Suppression = SuppressionPage['data'][number]
+export type SuppressionInput = Request<typeof suppressionCreate>
+export type ActivityPage = Response<typeof activityPage>
+export type Activity = ActivityPage['data'][number]
+export type ActivityTypes = Response<typeof activityTypeList>
+export type Timeseries = Response<typeof timeseries>
+export type TopCampaigns = Response<typeof topCampaigns>
+export type TopEvents = Response<typeof topEvents>
+export type EventStats = Response<typeof eventStats>
+export type FieldUsage = Response<typeof usageView>

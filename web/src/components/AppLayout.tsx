@@ -19,6 +19,9 @@ const sections = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/segments', label: 'Segments' },
   { to: '/mailbox', label: 'Mailbox' },
+  { to: '/activity', label: 'Activity' },
+  { to: '/analytics', label: 'Analytics' },
+  { to: '/suppressions', label: 'Suppressions' },
   { to: '/settings', label: 'Settings' },
 ]
 

@@ -1,13 +1,27 @@
-import { Anchor, Badge, Group, Paper, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
+import {
+  Anchor,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  SegmentedControl,
+  Select,
+  Table,
+  Text,
+  TextInput,
+} from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
-import { CursorPager } from '../../components/CursorPager'
+import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { useCursors } from '../../components/use-cursors'
+import { BulkActions } from './BulkActions'
 
 type Filter = 'all' | 'true' | 'false'
 
@@ -26,9 +40,8 @@ export function ContactsPage() {
   const [subscribed, setSubscribed] = useState<Filter>('all')
   const [sort, setSort] = useState<Sort>('createdAt-desc')
   const [sortField, sortDir] = sort.split('-') as ['createdAt' | 'email', 'asc' | 'desc']
-  // cursors[i] opens page i + 1; the first page has no cursor.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
-  const cursor = cursors[cursors.length - 1]
+  const pages = useCursors()
+  const cursor = pages.cursor
   const [total, setTotal] = useState<number>()
 
   const contacts = useQuery({
@@ -51,7 +64,18 @@ export function ContactsPage() {
     if (!cursor && contacts.data && !contacts.isPlaceholderData) setTotal(contacts.data.total)
   }, [cursor, contacts.data, contacts.isPlaceholderData])
 
-  const restart = () => setCursors([undefined])
+  // Selected contacts by id, with their emails (adding to a static segment takes emails).
+  const [selected, setSelected] = useState<Map<string, string>>(new Map())
+  const clearSelection = useCallback(() => setSelected(new Map()), [])
+  const toggle = (id: string, email: string, on: boolean) =>
+    setSelected((current) => {
+      const next = new Map(current)
+      if (on) next.set(id, email)
+      else next.delete(id)
+      return next
+    })
+
+  const restart = pages.restart
 
   return (
     <>
@@ -61,6 +85,12 @@ export function ContactsPage() {
             {total.toLocaleString()} {total === 1 ? 'contact' : 'contacts'}
           </Text>
         )}
+        <Button component={Link} to="/contacts/fields" variant="default">
+          Fields
+        </Button>
+        <Button component={Link} to="/contacts/import">
+          Import CSV
+        </Button>
       </PageHeader>
       <Group mb="md" align="flex-end">
         <TextInput
@@ -107,7 +137,7 @@ export function ContactsPage() {
       </Group>
       <QueryState query={contacts} label="Loading contacts">
         {(page) =>
-          page.data.length === 0 && cursors.length === 1 ? (
+          page.data.length === 0 && pages.page === 1 ? (
             <EmptyState title={debounced || subscribed !== 'all' ? 'No contacts match' : 'No contacts yet'}>
               {debounced || subscribed !== 'all'
                 ? 'Try another search or filter.'
@@ -115,9 +145,24 @@ export function ContactsPage() {
             </EmptyState>
           ) : (
             <Paper withBorder>
+              {selected.size > 0 && <BulkActions selected={selected} onDone={clearSelection} />}
               <Table highlightOnHover aria-label="Contacts" aria-busy={contacts.isFetching}>
                 <Table.Thead>
                   <Table.Tr>
+                    <Table.Th scope="col" w={40}>
+                      <Checkbox
+                        aria-label="Select every contact on this page"
+                        checked={page.data.length > 0 && page.data.every((contact) => selected.has(contact.id))}
+                        indeterminate={
+                          page.data.some((contact) => selected.has(contact.id)) &&
+                          !page.data.every((contact) => selected.has(contact.id))
+                        }
+                        onChange={(event) => {
+                          const on = event.currentTarget.checked
+                          for (const contact of page.data) toggle(contact.id, contact.email, on)
+                        }}
+                      />
+                    </Table.Th>
                     <Table.Th scope="col">Email</Table.Th>
                     <Table.Th scope="col">Subscription</Table.Th>
                     <Table.Th scope="col">Fields</Table.Th>
@@ -128,12 +173,19 @@ export function ContactsPage() {
                   {page.data.map((contact) => (
                     <Table.Tr key={contact.id}>
                       <Table.Td>
+                        <Checkbox
+                          aria-label={`Select ${contact.email}`}
+                          checked={selected.has(contact.id)}
+                          onChange={(event) => toggle(contact.id, contact.email, event.currentTarget.checked)}
+                        />
+                      </Table.Td>
+                      <Table.Td>
                         <Anchor component={Link} to={`/contacts/${contact.id}`} size="sm">
                           {contact.email}
                         </Anchor>
                       </Table.Td>
                       <Table.Td>
-                        <Badge color={contact.subscribed ? 'green.9' : 'gray.7'}>
+                        <Badge color={contact.subscribed ? 'teal.9' : 'gray.7'}>
                           {contact.subscribed ? 'Subscribed' : 'Unsubscribed'}
                         </Badge>
                       </Table.Td>
@@ -151,18 +203,7 @@ export function ContactsPage() {
           )
         }
       </QueryState>
-      {contacts.data && (
-        <CursorPager
-          page={cursors.length}
-          hasMore={contacts.data.hasMore}
-          busy={contacts.isFetching}
-          onPrevious={() => setCursors((list) => list.slice(0, -1))}
-          onNext={() => {
-            const next = contacts.data?.cursor
-            if (next) setCursors((list) => [...list, next])
-          }}
-        />
-      )}
+      <QueryPager pages={pages} query={contacts} />
     </>
   )
 }

@@ -1,14 +1,19 @@
-import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
+import { Anchor, Button, Grid, Group, Select, Stack, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import type { EditorView } from '@uiw/react-codemirror'
+import { type FormEvent, useRef, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { ApiError, api } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { Template, TemplateInput, TemplateType } from '../../api/types'
-import { EmailPreview } from '../../components/EmailPreview'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
+import { BodyEditor } from './BodyEditor'
+import { ImageUploadButton } from './ImageUploadButton'
+import { PreviewPanel } from './PreviewPanel'
+import { UsagePanel } from './UsagePanel'
+import { syntaxProblemOf, useTemplatePreview } from './use-template-preview'
+import { VariableHelp } from './VariableHelp'
 
 type Draft = {
   name: string
@@ -69,7 +74,9 @@ export function TemplateEditorPage() {
 function Editor({ initial, id }: { initial: Draft; id?: string }) {
   const { project } = useProject()
   const [draft, setDraft] = useState(initial)
-  const [previewBody] = useDebouncedValue(draft.body, 250)
+  const [previewContactId, setPreviewContactId] = useState<string | null>(null)
+  const preview = useTemplatePreview(draft.subject, draft.body, previewContactId)
+  const view = useRef<EditorView>(undefined)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const set = (field: keyof Draft) => (value: string) => setDraft((current) => ({ ...current, [field]: value }))
@@ -86,7 +93,29 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
       if (!id) navigate(`/templates/${saved.id}`, { replace: true })
     },
   })
+  const duplicate = useMutation({
+    mutationFn: () => api<Template>(`/templates/${id}/duplicate`, { method: 'POST' }),
+    onSuccess: async (copy) => {
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
+      notifySuccess(`Created “${copy.name}”`)
+      navigate(`/templates/${copy.id}`)
+    },
+  })
   const error = save.error instanceof ApiError ? save.error : undefined
+  // The live check wins once it has answered for the current draft; until then, the last save's answer.
+  const settled = preview.isFetched && !preview.isPlaceholderData
+  const problemOf = (field: 'subject' | 'body') =>
+    preview.isError || !settled
+      ? (syntaxProblemOf(preview.error, field) ?? syntaxProblemOf(save.error, field))
+      : undefined
+  const bodyProblem = problemOf('body')
+  const subjectProblem = problemOf('subject')
+  const insert = (text: string) => {
+    const editor = view.current
+    if (!editor) return
+    editor.dispatch(editor.state.replaceSelection(text))
+    editor.focus()
+  }
   const onSubmit = (event: FormEvent) => {
     event.preventDefault()
     save.mutate({
@@ -104,11 +133,17 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
     <form onSubmit={onSubmit} noValidate>
       <Stack mt="sm" gap="md">
         <PageHeader title={id ? `Edit ${initial.name}` : 'New template'}>
+          {id && (
+            <Button variant="default" loading={duplicate.isPending} onClick={() => duplicate.mutate()}>
+              Duplicate
+            </Button>
+          )}
           <Button type="submit" loading={save.isPending}>
             {id ? 'Save changes' : 'Create template'}
           </Button>
         </PageHeader>
         {save.isError && (!error || error.general) && <ErrorAlert error={save.error} title="Not saved" />}
+        {duplicate.isError && <ErrorAlert error={duplicate.error} title="Not duplicated" />}
         <Grid gap="lg">
           <Grid.Col span={{ base: 12, md: 6 }}>
             <Stack gap="sm">
@@ -124,7 +159,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
                 required
                 value={draft.subject}
                 onChange={(e) => set('subject')(e.currentTarget.value)}
-                error={error?.forField('subject')}
+                error={subjectProblem?.message ?? error?.forField('subject')}
               />
               <Group grow align="flex-start">
                 <TextInput
@@ -164,34 +199,29 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
                   error={error?.forField('type')}
                 />
               </Group>
-              <Textarea
-                label="HTML body"
-                description="Liquid variables: {{name}}, {{data.plan}}, {{name ?? &quot;fallback&quot;}}. Values are HTML-escaped."
-                required
-                autosize
-                minRows={14}
-                maxRows={30}
+              <BodyEditor
                 value={draft.body}
-                onChange={(e) => set('body')(e.currentTarget.value)}
-                error={error?.forField('body')}
-                styles={{ input: { fontFamily: 'ui-monospace, monospace', fontSize: 13 } }}
-                spellCheck={false}
+                onChange={set('body')}
+                problem={bodyProblem}
+                error={bodyProblem?.message ?? error?.forField('body')}
+                onView={(created) => {
+                  view.current = created
+                }}
               />
+              <Group gap="xs">
+                <ImageUploadButton onUploaded={insert} />
+              </Group>
+              <VariableHelp onInsert={insert} />
+              {id && <UsagePanel id={id} />}
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 6 }}>
-            <Paper withBorder p="xs" component="section" aria-label="Preview">
-              <Text size="xs" c="dimmed">
-                Subject
-              </Text>
-              <Text size="sm" fw={600} mb="xs">
-                {draft.subject || '(no subject)'}
-              </Text>
-              <EmailPreview html={previewBody} title="Preview of the template body" height={560} />
-              <Text size="xs" c="dimmed" mt={4}>
-                Variables are shown as written; they are filled in when the email is sent.
-              </Text>
-            </Paper>
+            <PreviewPanel
+              preview={preview}
+              raw={draft.body}
+              contactId={previewContactId}
+              onContactChange={setPreviewContactId}
+            />
           </Grid.Col>
         </Grid>
       </Stack>

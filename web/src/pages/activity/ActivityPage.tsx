@@ -1,0 +1,131 @@
+import { Anchor, Badge, Group, MultiSelect, Paper, Select, Table, Text } from '@mantine/core'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { useMemo, useState } from 'react'
+import { Link } from 'react-router'
+import { api, query } from '../../api/client'
+import { useProject } from '../../api/project-context'
+import type { ActivityPage as ActivityPageBody, ActivityTypes } from '../../api/types'
+import { ColumnHeads } from '../../components/ColumnHeads'
+import { QueryPager } from '../../components/QueryPager'
+import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { useCursors } from '../../components/use-cursors'
+import { summaryOf } from './summary'
+
+const periods = { all: 'Any time', '1': 'Last 24 hours', '7': 'Last 7 days', '30': 'Last 30 days' } as const
+type Period = keyof typeof periods
+
+function startOf(period: Period): string | undefined {
+  if (period === 'all') return undefined
+  return new Date(Date.now() - Number(period) * 24 * 3600_000).toISOString()
+}
+
+export function ActivityPage() {
+  const { project } = useProject()
+  const [types, setTypes] = useState<string[]>([])
+  const [period, setPeriod] = useState<Period>('all')
+  const pages = useCursors()
+  // Fixed when the period is chosen, so paging does not shift the window (and the query key stays stable).
+  const startDate = useMemo(() => startOf(period), [period])
+
+  const known = useQuery({
+    queryKey: ['project', project.id, 'activity-types'],
+    queryFn: () => api<ActivityTypes>('/activity/types'),
+  })
+  const feed = useQuery({
+    queryKey: ['project', project.id, 'activity', types, startDate, pages.cursor],
+    queryFn: () =>
+      api<ActivityPageBody>(
+        `/activity${query({ limit: 25, types: types.join(','), startDate, cursor: pages.cursor })}`,
+      ),
+    placeholderData: keepPreviousData,
+  })
+  const filtered = types.length > 0 || period !== 'all'
+
+  return (
+    <>
+      <PageHeader title="Activity">
+        {feed.data && !pages.cursor && (
+          <Text size="sm" c="dimmed" aria-live="polite">
+            {feed.data.total.toLocaleString()} {feed.data.total === 1 ? 'entry' : 'entries'}
+          </Text>
+        )}
+      </PageHeader>
+      <Group mb="md" align="flex-end">
+        <MultiSelect
+          label="Types"
+          placeholder={types.length ? undefined : 'Every type'}
+          data={known.data?.data ?? []}
+          value={types}
+          onChange={(value) => {
+            setTypes(value)
+            pages.restart()
+          }}
+          clearable
+          searchable
+          nothingFoundMessage="No activity of that type yet"
+          w={420}
+        />
+        <Select
+          label="Period"
+          value={period}
+          allowDeselect={false}
+          onChange={(value) => {
+            if (!value) return
+            setPeriod(value as Period)
+            pages.restart()
+          }}
+          data={Object.entries(periods).map(([value, label]) => ({ value, label }))}
+          w={200}
+        />
+      </Group>
+      <QueryState query={feed} label="Loading activity">
+        {(page) =>
+          page.data.length === 0 && pages.page === 1 ? (
+            <EmptyState title={filtered ? 'No activity matches' : 'No activity yet'}>
+              {filtered
+                ? 'Try other types or a longer period.'
+                : 'Sends, deliveries, opens, clicks, bounces and tracked events appear here as they happen.'}
+            </EmptyState>
+          ) : (
+            <Paper withBorder>
+              <Table aria-label="Activity" aria-busy={feed.isFetching}>
+                <ColumnHeads columns={['Type', 'Contact', 'Details', 'When']} />
+                <Table.Tbody>
+                  {page.data.map((entry) => (
+                    <Table.Tr key={entry.id}>
+                      <Table.Td>
+                        <Badge color="indigo.8" tt="none">
+                          {entry.type}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>
+                        {entry.contact ? (
+                          <Anchor component={Link} to={`/contacts/${entry.contact.id}`} size="sm">
+                            {entry.contact.email}
+                          </Anchor>
+                        ) : (
+                          <Text size="sm" c="dimmed">
+                            —
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>
+                          {summaryOf(entry)}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{new Date(entry.timestamp).toLocaleString()}</Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Paper>
+          )
+        }
+      </QueryState>
+      <QueryPager pages={pages} query={feed} />
+    </>
+  )
+}

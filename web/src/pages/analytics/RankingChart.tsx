@@ -1,0 +1,18 @@
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+
+/** A horizontal bar per name, longest first, for the top-N lists; the panels show the same numbers as text. */
+export function RankingChart({ rows, label }: { rows: { name: string; value: number }[]; label: string }) {
+  return (
+    <div style={{ height: Math.max(120, rows.length * 32 + 40) }} role="img" aria-label={label}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#dee2e6" horizontal={false} />
+          <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12, fill: '#495057' }} />
+          <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12, fill: '#495057' }} />
+          <Tooltip />
+          <Bar dataKey="value" name={label} fill="#364fc7" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  )
+}

@@ -1,0 +1,80 @@
+import { Group, Paper, Select, Table, Text } from '@mantine/core'
+import { useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, query } from '../../api/client'
+import { useProject } from '../../api/project-context'
+import type { TopCampaigns } from '../../api/types'
+import { ColumnHeads } from '../../components/ColumnHeads'
+import { EmptyState, QueryState } from '../../components/states'
+import { RankingChart } from './RankingChart'
+
+const rankings = {
+  sent: 'Sent',
+  delivered: 'Delivered',
+  opened: 'Opened',
+  clicked: 'Clicked',
+  bounced: 'Bounced',
+  openRate: 'Open rate (%)',
+  clickRate: 'Click rate (%)',
+} as const
+type Ranking = keyof typeof rankings
+
+/** Campaigns of all time ranked by one metric (the API's top list has no period). */
+export function TopCampaignsPanel() {
+  const { project } = useProject()
+  const [metric, setMetric] = useState<Ranking>('sent')
+  const top = useQuery({
+    queryKey: ['project', project.id, 'analytics', 'top-campaigns', metric],
+    queryFn: () => api<TopCampaigns>(`/analytics/top-campaigns${query({ metric, limit: 10 })}`),
+  })
+  return (
+    <section aria-labelledby="top-campaigns-heading">
+      <Group justify="space-between" align="flex-end" mb="xs">
+        <Text component="h2" fw={600} size="lg" id="top-campaigns-heading">
+          Top campaigns
+        </Text>
+        <Select
+          label="Ranked by"
+          size="xs"
+          value={metric}
+          allowDeselect={false}
+          onChange={(value) => value && setMetric(value as Ranking)}
+          data={Object.entries(rankings).map(([value, label]) => ({ value, label }))}
+          w={160}
+        />
+      </Group>
+      <QueryState query={top} label="Loading top campaigns">
+        {(data) =>
+          data.data.length === 0 ? (
+            <EmptyState title="No campaigns sent yet">Campaigns appear here once they have sent email.</EmptyState>
+          ) : (
+            <Paper withBorder p="sm">
+              <RankingChart
+                rows={data.data.map((row) => ({ name: row.name ?? 'Deleted campaign', value: row[metric] }))}
+                label={`Campaigns by ${rankings[metric].toLowerCase()}`}
+              />
+              <Table aria-label="Top campaigns" mt="xs">
+                <ColumnHeads columns={['Campaign', 'Sent', 'Opened', 'Clicked', 'Open rate']} />
+                <Table.Tbody>
+                  {data.data.map((row) => (
+                    <Table.Tr key={row.campaignId}>
+                      <Table.Td>
+                        <Text size="sm" c={row.name ? undefined : 'dimmed'}>
+                          {row.name ?? 'Deleted campaign'}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>{row.sent.toLocaleString()}</Table.Td>
+                      <Table.Td>{row.opened.toLocaleString()}</Table.Td>
+                      <Table.Td>{row.clicked.toLocaleString()}</Table.Td>
+                      <Table.Td>{row.openRate}%</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Paper>
+          )
+        }
+      </QueryState>
+    </section>
+  )
+}
