@@ -1,7 +1,7 @@
 import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
-import type { contactPage, contactView } from '@server/modules/contacts/schemas.js'
+import type { contactPage, contactView, fieldList } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
-import type { eventPage } from '@server/modules/events/schemas.js'
+import type { eventNameList, eventPage } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
 import type { projectCreate, projectView } from '@server/modules/projects/schemas.js'
 import type { segmentList } from '@server/modules/segments/schemas.js'
@@ -43,3 +43,5 @@ export type Campaign = CampaignPage['data'][number]
 export type CampaignCreated = Response<typeof campaignEnvelope>
 export type CampaignInput = Request<typeof campaignCreate>
 export type Segment = Response<typeof segmentList>[number]
+export type ContactFieldList = Response<typeof fieldList>
+export type EventNameList = Response<typeof eventNameList>
