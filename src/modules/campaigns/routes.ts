@@ -1,8 +1,11 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
+import { countCampaignAudience } from './audience-count.js'
 import { cancelCampaign } from './cancel.js'
 import {
+  audienceCount,
+  audienceCountBody,
   campaignCreate,
   campaignEnvelope,
   campaignIdParams,
@@ -50,6 +53,12 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     { ...route, schema: { tags, body: campaignCreate, response: { 201: campaignEnvelope } } },
     async (request, reply) =>
       reply.code(201).send(wrapped(await createCampaign(ctx.db, ctx.config, projectOf(request), request.body))),
+  )
+
+  app.post(
+    '/campaigns/audience/count',
+    { ...route, schema: { tags, body: audienceCountBody, response: { 200: audienceCount } } },
+    async (request) => countCampaignAudience(ctx.db, projectOf(request), request.body),
   )
 
   app.get(
