@@ -14,6 +14,8 @@ import {
   campaignSendBody,
   campaignStats,
   campaignTestBody,
+  campaignTimeseries,
+  campaignTimeseriesQuery,
   campaignUpdate,
   successMessage,
 } from './schemas.js'
@@ -28,6 +30,7 @@ import {
 } from './service.js'
 import { getCampaignStats } from './stats.js'
 import { sendCampaignTest } from './test-send.js'
+import { getCampaignTimeseries } from './timeseries.js'
 
 const wrapped = <Data>(data: Data, message?: string) => ({
   success: true as const,
@@ -130,5 +133,11 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     '/campaigns/:id/stats',
     { ...route, schema: { tags, params, response: { 200: campaignStats } } },
     async (request) => getCampaignStats(ctx.db, projectOf(request), request.params.id),
+  )
+
+  app.get(
+    '/campaigns/:id/timeseries',
+    { ...route, schema: { tags, params, querystring: campaignTimeseriesQuery, response: { 200: campaignTimeseries } } },
+    async (request) => getCampaignTimeseries(ctx.db, projectOf(request), request.params.id, request.query),
   )
 }

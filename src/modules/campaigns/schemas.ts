@@ -136,3 +136,19 @@ export const campaignStats = z.object({
   }),
 })
 export type CampaignStats = z.infer<typeof campaignStats>
+
+export const campaignTimeseriesQuery = z.object({ granularity: z.enum(['hour', 'day']).default('hour') })
+export type CampaignTimeseriesQuery = z.infer<typeof campaignTimeseriesQuery>
+
+/** Emails of a campaign by bucket and activity; buckets without any are left out. */
+export const campaignTimeseries = z.object({
+  granularity: z.enum(['hour', 'day']),
+  data: z.array(
+    z.object({
+      bucket: z.date(),
+      activity: z.enum(['sent', 'delivered', 'opened', 'clicked', 'bounced']),
+      count: z.number().int(),
+    }),
+  ),
+})
+export type CampaignTimeseries = z.infer<typeof campaignTimeseries>
