@@ -50,6 +50,18 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/segments/SegmentsPage')).SegmentsPage }),
         },
         {
+          path: 'segments/new',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentEditorPage')).SegmentEditorPage }),
+        },
+        {
+          path: 'segments/:id',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentPage')).SegmentPage }),
+        },
+        {
+          path: 'segments/:id/edit',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentEditorPage')).SegmentEditorPage }),
+        },
+        {
           path: 'mailbox',
           lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
         },
