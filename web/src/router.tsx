@@ -43,7 +43,15 @@ export const router = createBrowserRouter(
         },
         {
           path: 'campaigns/new',
-          lazy: async () => ({ Component: (await import('./pages/campaigns/NewCampaignPage')).NewCampaignPage }),
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignFormPage')).CampaignFormPage }),
+        },
+        {
+          path: 'campaigns/:id',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignPage')).CampaignPage }),
+        },
+        {
+          path: 'campaigns/:id/edit',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignFormPage')).CampaignFormPage }),
         },
         {
           path: 'segments',

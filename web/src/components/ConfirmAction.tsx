@@ -5,7 +5,7 @@ import type { ReactNode } from 'react'
 import { ErrorAlert } from './states'
 
 /**
- * A button that asks before a destructive action: a dialog saying what happens, the API's error inside it when the
+ * A button that asks before a weighty action: a dialog saying what happens, the API's error inside it when the
  * action is refused (a 409, say), and the dialog closed once it succeeds.
  */
 export function ConfirmAction({
@@ -16,6 +16,7 @@ export function ConfirmAction({
   action,
   onDone,
   buttonProps,
+  color = 'red.9',
 }: {
   label: string
   title: string
@@ -24,6 +25,8 @@ export function ConfirmAction({
   action(): Promise<unknown>
   onDone?: () => void
   buttonProps?: ButtonProps
+  /** Red for what cannot be undone; another colour for a weighty but wanted action (send now). */
+  color?: string
 }) {
   const [opened, dialog] = useDisclosure(false)
   const run = useMutation({
@@ -36,7 +39,7 @@ export function ConfirmAction({
   return (
     <>
       <Button
-        color="red.9"
+        color={color}
         variant="outline"
         {...buttonProps}
         onClick={() => {
@@ -54,7 +57,7 @@ export function ConfirmAction({
             <Button variant="default" onClick={dialog.close}>
               Keep it
             </Button>
-            <Button color="red.9" loading={run.isPending} onClick={() => run.mutate()}>
+            <Button color={color} loading={run.isPending} onClick={() => run.mutate()}>
               {confirmLabel}
             </Button>
           </Group>

@@ -5,10 +5,11 @@ import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { TemplatePage } from '../../api/types'
 import { DataTable } from '../../components/DataTable'
+import { ListEmptyState } from '../../components/ListEmptyState'
 import { ListFilters } from '../../components/ListFilters'
 import { useListFilters } from '../../components/list-filters'
 import { PagedList } from '../../components/PagedList'
-import { EmptyState, PageHeader } from '../../components/states'
+import { PageHeader } from '../../components/states'
 
 export function TemplatesPage() {
   const { project } = useProject()
@@ -42,20 +43,14 @@ export function TemplatesPage() {
         page={page}
         onPage={filters.setPage}
         empty={
-          <EmptyState
-            title={filters.filtered ? 'No templates match' : 'No templates yet'}
-            action={
-              filters.filtered ? undefined : (
-                <Button component={Link} to="/templates/new" variant="light">
-                  Create a template
-                </Button>
-              )
-            }
+          <ListEmptyState
+            filtered={filters.filtered}
+            plural="templates"
+            filteredHint="Try another search or type."
+            create={{ to: '/templates/new', label: 'Create a template' }}
           >
-            {filters.filtered
-              ? 'Try another search or type.'
-              : 'Templates hold a subject and HTML body with {{variables}} that sends and campaigns reuse.'}
-          </EmptyState>
+            Templates hold a subject and HTML body with {'{{variables}}'} that sends and campaigns reuse.
+          </ListEmptyState>
         }
       >
         {(result) => (
