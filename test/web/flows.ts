@@ -59,3 +59,25 @@ export async function waitForCapture(base: string, key: string, subject: string,
   }
   throw new Error(`no captured message "${subject}" after ${timeoutMs} ms`)
 }
+
+/** A JSON call to the API with the project's secret key, as a test's setup or its check of what the page shows. */
+export async function callApi<T>(base: string, key: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as T
+}
+
+/** Picks an option of a Mantine Select (or Autocomplete) found by its accessible name inside `scope`. */
+export async function chooseOption(
+  page: Page,
+  scope: Pick<Page, 'getByRole'>,
+  label: string,
+  option: string,
+): Promise<void> {
+  await scope.getByRole('combobox', { name: label, exact: true }).click()
+  await page.getByRole('option', { name: option, exact: true }).click()
+}

@@ -95,7 +95,7 @@ function TreeEditor({ tree, onChange, errors, options, label, depth }: TreeProps
         </Button>
       </Group>
       {treeError && (
-        <Text size="sm" c="red.8" role="alert">
+        <Text size="sm" c="red.9" role="alert">
           {treeError}
         </Text>
       )}
@@ -133,7 +133,7 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
           </Text>
         </Text>
         {onRemove && (
-          <Button variant="subtle" color="red.8" size="compact-xs" onClick={onRemove} aria-label={`Remove ${label}`}>
+          <Button variant="subtle" color="red.9" size="compact-xs" onClick={onRemove} aria-label={`Remove ${label}`}>
             Remove group
           </Button>
         )}
@@ -161,7 +161,7 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
             </Text>
             <Button
               variant="subtle"
-              color="red.8"
+              color="red.9"
               size="compact-xs"
               onClick={() => onChange({ filters: group.filters.length ? group.filters : [emptyFilter()] })}
             >
@@ -197,7 +197,7 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
         )}
       </Group>
       {groupError && (
-        <Text size="sm" c="red.8" role="alert">
+        <Text size="sm" c="red.9" role="alert">
           {groupError}
         </Text>
       )}

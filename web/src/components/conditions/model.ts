@@ -165,8 +165,9 @@ export function reshapeFilter(previous: ConditionFilter, next: { field?: string;
   return filter
 }
 
+/** A filter that is valid as it stands, so a new form is not red before the user has chosen anything. */
 export function emptyFilter(): ConditionFilter {
-  return { field: 'email', operator: 'contains', value: '' }
+  return { field: 'subscribed', operator: 'equals', value: true }
 }
 
 export function emptyGroup(): ConditionGroup {

@@ -5,7 +5,7 @@ const statusColor: Record<Campaign['status'], string> = {
   DRAFT: 'gray.7',
   SCHEDULED: 'indigo.8',
   SENDING: 'blue.9',
-  SENT: 'green.9',
+  SENT: 'teal.9',
   CANCELLED: 'red.9',
 }
 

@@ -53,7 +53,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
                   </Anchor>
                 </Table.Td>
                 <Table.Td>
-                  <Badge color={contact.subscribed ? 'green.9' : 'gray.7'}>
+                  <Badge color={contact.subscribed ? 'teal.9' : 'gray.7'}>
                     {contact.subscribed ? 'Subscribed' : 'Unsubscribed'}
                   </Badge>
                 </Table.Td>
