@@ -81,3 +81,18 @@ export async function chooseOption(
   await scope.getByRole('combobox', { name: label, exact: true }).click()
   await page.getByRole('option', { name: option, exact: true }).click()
 }
+
+/**
+ * Five contacts by API: `pro0`–`pro2` on the pro plan (`pro2` unsubscribed) and `free3`, `free4` on the free one,
+ * all `@people.example`.
+ */
+export async function addPlanContacts(base: string, key: string): Promise<void> {
+  const plans = ['pro', 'pro', 'pro', 'free', 'free']
+  for (const [index, plan] of plans.entries()) {
+    await callApi(base, key, 'POST', '/contacts', {
+      email: `${plan}${index}@people.example`,
+      subscribed: index !== 2,
+      data: { plan },
+    })
+  }
+}

@@ -5,7 +5,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { uniqueEmail } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
-import { addDomain, appUrl, callApi, chooseOption, createProject, readSecretKey, signUp } from './flows.js'
+import {
+  addDomain,
+  addPlanContacts,
+  appUrl,
+  callApi,
+  chooseOption,
+  createProject,
+  readSecretKey,
+  signUp,
+} from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -45,14 +54,7 @@ suite(name, { timeout }, () => {
     await signUp(page, server.url, uniqueEmail())
     await createProject(page, projectName)
     const key = await readSecretKey(page)
-    const plans = ['pro', 'pro', 'pro', 'free', 'free']
-    for (const [index, plan] of plans.entries()) {
-      await callApi(server.url, key, 'POST', '/contacts', {
-        email: `${plan}${index}@people.example`,
-        subscribed: index !== 2,
-        data: { plan },
-      })
-    }
+    await addPlanContacts(server.url, key)
     return key
   }
 

@@ -46,6 +46,8 @@ export function ValueInput({ shape, filter, onChange, valueError, unitError }: P
           error={valueError}
           w={160}
           popoverProps={{ withinPortal: true }}
+          nextLabel="Next month"
+          previousLabel="Previous month"
         />
       )
     case 'scalar':

@@ -44,11 +44,11 @@ export function CampaignStatsPanel({ campaign }: { campaign: Campaign }) {
                   <Text component="dt" size="xs" c="dimmed">
                     {tile.label}
                   </Text>
-                  <Text component="dd" m={0} fw={700} size="lg">
+                  <Text component="dd" m={0} fw={700} size="lg" data-count>
                     {data[tile.count].toLocaleString()}
                   </Text>
                   {tile.rate && (
-                    <Text size="xs" c="dimmed">
+                    <Text component="dd" m={0} size="xs" c="dimmed" data-rate>
                       {data[tile.rate].toLocaleString()}%
                     </Text>
                   )}

@@ -111,8 +111,12 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
           }}
           minDate={dayjs().format('YYYY-MM-DD')}
           clearable
+          clearButtonProps={{ 'aria-label': 'Clear the send time' }}
           w={280}
           submitButtonProps={{ 'aria-label': 'Confirm date and time' }}
+          nextLabel="Next month"
+          previousLabel="Previous month"
+          timePickerProps={{ hoursInputLabel: 'Hours', minutesInputLabel: 'Minutes' }}
         />
         <Button variant="light" onClick={() => schedule.mutate()} disabled={!when} loading={schedule.isPending}>
           {campaign.status === 'SCHEDULED' ? 'Reschedule' : 'Schedule'}
