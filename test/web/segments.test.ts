@@ -120,6 +120,44 @@ suite(name, { timeout }, () => {
     audit.expectClean()
   })
 
+  it('counts groups joined by OR, an event within a span and a contact field as the API does', async () => {
+    const key = await projectWithContacts('Groups')
+    const tracked = await fetch(`${server.url}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'pro0@people.example', event: 'signed-up', data: {} }),
+    })
+    expect(tracked.status).toBe(200)
+    await page.getByRole('link', { name: 'Segments' }).click()
+    await page.getByRole('link', { name: 'New segment' }).first().click()
+
+    const first = page.getByRole('group', { name: 'Group 1, filter 1' })
+    await chooseOption(page, first, 'Field type', 'Event')
+    await first.getByRole('combobox', { name: 'Event name' }).fill('signed-up')
+    await page.keyboard.press('Escape')
+    await chooseOption(page, first, 'Operator', 'happened within the last')
+    await first.getByRole('textbox', { name: 'Amount' }).fill('2')
+    await chooseOption(page, first, 'Unit', 'hours')
+
+    await page.getByRole('button', { name: 'Add group' }).click()
+    await page.getByText('any group', { exact: true }).click()
+    const second = page.getByRole('group', { name: 'Group 2, filter 1' })
+    await chooseOption(page, second, 'Field', 'Email')
+    await chooseOption(page, second, 'Operator', 'contains')
+    await second.getByRole('textbox', { name: 'Value', exact: true }).fill('free')
+
+    const condition = {
+      logic: 'OR',
+      groups: [
+        { filters: [{ field: 'event.signed-up', operator: 'triggeredWithin', value: 2, unit: 'hours' }] },
+        { filters: [{ field: 'email', operator: 'contains', value: 'free' }] },
+      ],
+    }
+    const expected = await callApi<{ total: number }>(server.url, key, 'POST', '/segments/preview', { condition })
+    expect(expected.total).toBe(3)
+    await expect.poll(() => page.getByTestId('segment-preview-count').textContent()).toBe('3')
+  })
+
   it('manages a static segment’s members by address, and says why a segment in use cannot be deleted', async () => {
     const key = await projectWithContacts('Static')
     await addDomain(page, 'static.example')
