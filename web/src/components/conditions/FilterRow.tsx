@@ -86,7 +86,7 @@ export function FilterRow({ filter, onChange, onRemove, errors, options, label }
       {(family === 'data' || family === 'event') && (
         <Autocomplete
           aria-label={family === 'data' ? 'Data key' : 'Event name'}
-          placeholder={family === 'data' ? 'plan' : 'signed_up'}
+          placeholder={family === 'data' ? 'key, e.g. plan' : 'name, e.g. signed-up'}
           data={family === 'data' ? options.dataKeys : options.eventNames}
           value={name}
           onChange={(next) => setField(fieldOf(family, next))}

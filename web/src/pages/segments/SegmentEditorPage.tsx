@@ -116,7 +116,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
           <ErrorAlert error={save.error} title="Not saved" />
         )}
         <Grid gap="lg">
-          <Grid.Col span={{ base: 12, md: dynamic ? 8 : 6 }}>
+          <Grid.Col span={{ base: 12, md: 7 }}>
             <Stack gap="sm">
               <TextInput
                 label="Name"
@@ -157,14 +157,6 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
                 checked={draft.trackMembership}
                 onChange={(event) => update({ trackMembership: event.currentTarget.checked })}
               />
-              {dynamic && (
-                <ConditionBuilder
-                  label="Segment condition"
-                  value={draft.condition}
-                  onChange={(condition) => update({ condition })}
-                  errors={treeErrors}
-                />
-              )}
               {!dynamic && (
                 <Text size="sm" c="dimmed">
                   Add members by email address on the segment’s page once it is created.
@@ -173,11 +165,20 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
             </Stack>
           </Grid.Col>
           {dynamic && (
-            <Grid.Col span={{ base: 12, md: 4 }}>
+            <Grid.Col span={{ base: 12, md: 5 }}>
               <SegmentPreview preview={preview} />
             </Grid.Col>
           )}
         </Grid>
+        {/* Full width, so a filter's choices fit on one line at a laptop's width. */}
+        {dynamic && (
+          <ConditionBuilder
+            label="Segment condition"
+            value={draft.condition}
+            onChange={(condition) => update({ condition })}
+            errors={treeErrors}
+          />
+        )}
       </Stack>
     </form>
   )

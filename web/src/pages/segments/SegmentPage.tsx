@@ -71,7 +71,7 @@ function SegmentView({ segment }: { segment: Segment }) {
           </div>
           <div>
             <Text size="xs" c="dimmed">
-              Members (counted {segment.type === 'DYNAMIC' ? 'live below' : 'now'})
+              {segment.type === 'DYNAMIC' ? 'Members when last counted' : 'Members'}
             </Text>
             <Text fw={600}>{segment.memberCount.toLocaleString()}</Text>
           </div>
