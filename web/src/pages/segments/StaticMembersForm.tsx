@@ -11,6 +11,12 @@ function emailsOf(text: string): string[] {
   return [...new Set(text.split(/[\s,;]+/).filter(Boolean))]
 }
 
+/** The API names a bad address by its index (`emails.2`); the user knows it by what they typed. */
+function addressError(field: string, message: string, emails: string[]): string {
+  const address = emails[Number(field.split('.')[1])]
+  return address ? `${address}: ${message}` : message
+}
+
 const plural = (count: number, word: string) => `${count.toLocaleString()} ${word}${count === 1 ? '' : 's'}`
 
 /** Add or remove a static segment's members by address, saying what the API matched, created and did not find. */
@@ -57,7 +63,7 @@ export function StaticMembersForm({ segmentId }: { segmentId: string }) {
           maxRows={10}
           value={text}
           onChange={(event) => setText(event.currentTarget.value)}
-          error={fieldError ? `${fieldError.field}: ${fieldError.message}` : undefined}
+          error={fieldError ? addressError(fieldError.field, fieldError.message, emailsOf(text)) : undefined}
         />
         <Checkbox
           label="Create contacts for addresses not known yet (subscribed)"
