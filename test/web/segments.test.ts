@@ -170,6 +170,11 @@ suite(name, { timeout }, () => {
     await page.getByText('No members').waitFor()
 
     const emails = page.getByRole('textbox', { name: 'Email addresses' })
+    // A refused address is named at the field as it was typed.
+    await emails.fill('pro0@people.example, not-an-address')
+    await page.getByRole('button', { name: 'Add members' }).click()
+    await expect.poll(() => emails.getAttribute('aria-invalid')).toBe('true')
+    expect(await page.getByText(/^not-an-address: /).count()).toBe(1)
     await emails.fill('pro0@people.example, free3@people.example\nnobody@people.example')
     await page.getByRole('button', { name: 'Add members' }).click()
     await expect
