@@ -1,10 +1,7 @@
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { accessibilityAudit } from './browser.js'
+import { browserSuite } from './browser-suite.js'
 import {
   addDomain,
   addPlanContacts,
@@ -16,62 +13,32 @@ import {
   signUp,
 } from './flows.js'
 
-const chromiumPath = findChromium()
-const suite = chromiumPath ? describe : describe.skip
-const timeout = 240_000
-const name = chromiumPath ? 'segments in chromium' : 'segments in chromium (skipped: no chromium binary found)'
-
 type Segment = { id: string; name: string; memberCount: number; trackMembership: boolean }
 
-suite(name, { timeout }, () => {
-  let server: TestServer
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
-
-  beforeAll(async () => {
-    await ensureWebBuild()
-    server = await startTestServer()
-    browser = await launchBrowser(chromiumPath ?? '')
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
-  })
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail') {
-      await page.screenshot({ path: path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`) }).catch(() => {})
-    }
-    await context.close()
-  })
-
+browserSuite('segments', (test) => {
   /** A signed-in project with contacts: three on the pro plan (one unsubscribed) and two on the free one. */
   async function projectWithContacts(projectName: string): Promise<string> {
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, projectName)
-    const key = await readSecretKey(page)
-    await addPlanContacts(server.url, key)
+    await signUp(test.page, test.server.url, uniqueEmail())
+    await createProject(test.page, projectName)
+    const key = await readSecretKey(test.page)
+    await addPlanContacts(test.server.url, key)
     return key
   }
 
   it('builds a dynamic segment whose live count and saved member list equal the API’s', async () => {
     const key = await projectWithContacts('Builder')
-    const audit = accessibilityAudit(page)
-    await page.getByRole('link', { name: 'Segments' }).click()
-    await page.getByText('No segments yet').waitFor()
+    const audit = accessibilityAudit(test.page)
+    await test.page.getByRole('link', { name: 'Segments' }).click()
+    await test.page.getByText('No segments yet').waitFor()
     await audit.check('segments (empty)')
-    await page.getByRole('link', { name: 'New segment' }).first().click()
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Pro plan')
+    await test.page.getByRole('link', { name: 'New segment' }).first().click()
+    await test.page.getByRole('textbox', { name: 'Name', exact: true }).fill('Pro plan')
 
     // Group 1, filter 1: custom data `plan` is the text "pro".
-    const filter = page.getByRole('group', { name: 'Group 1, filter 1' })
-    await chooseOption(page, filter, 'Field type', 'Custom data')
+    const filter = test.page.getByRole('group', { name: 'Group 1, filter 1' })
+    await chooseOption(test.page, filter, 'Field type', 'Custom data')
     await filter.getByRole('combobox', { name: 'Data key' }).fill('plan')
-    await page.keyboard.press('Escape')
+    await test.page.keyboard.press('Escape')
     expect(await filter.getByRole('combobox', { name: 'Operator' }).inputValue()).toBe('is')
     await filter.getByRole('textbox', { name: 'Value', exact: true }).fill('pro')
 
@@ -79,71 +46,73 @@ suite(name, { timeout }, () => {
       logic: 'AND',
       groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
     }
-    const expected = await callApi<{ total: number }>(server.url, key, 'POST', '/segments/preview', { condition })
+    const expected = await callApi<{ total: number }>(test.server.url, key, 'POST', '/segments/preview', { condition })
     expect(expected.total).toBe(3)
-    await expect.poll(() => page.getByTestId('segment-preview-count').textContent()).toBe(String(expected.total))
-    const newest = page.getByRole('list', { name: 'Newest matching contacts' })
+    await expect.poll(() => test.page.getByTestId('segment-preview-count').textContent()).toBe(String(expected.total))
+    const newest = test.page.getByRole('list', { name: 'Newest matching contacts' })
     await expect.poll(() => newest.getByRole('listitem').count()).toBe(3)
 
     // A filter the API refuses shows its message at that filter: custom data with no key.
-    await page.getByRole('button', { name: 'Add filter' }).click()
-    const second = page.getByRole('group', { name: 'Group 1, filter 2' })
-    await chooseOption(page, second, 'Field type', 'Custom data')
+    await test.page.getByRole('button', { name: 'Add filter' }).click()
+    const second = test.page.getByRole('group', { name: 'Group 1, filter 2' })
+    await chooseOption(test.page, second, 'Field type', 'Custom data')
     await expect.poll(() => second.textContent()).toMatch(/names no data key/)
     expect(await second.getByRole('combobox', { name: 'Data key' }).getAttribute('aria-invalid')).toBe('true')
     await audit.check('segment editor with an error')
-    await page.getByRole('button', { name: 'Remove Group 1, filter 2' }).click()
-    await expect.poll(() => page.getByTestId('segment-preview-count').textContent()).toBe('3')
+    await test.page.getByRole('button', { name: 'Remove Group 1, filter 2' }).click()
+    await expect.poll(() => test.page.getByTestId('segment-preview-count').textContent()).toBe('3')
 
-    await page.getByRole('button', { name: 'Create segment' }).click()
-    await page.getByRole('heading', { name: 'Pro plan' }).waitFor()
-    const [saved] = await callApi<Segment[]>(server.url, key, 'GET', '/segments')
+    await test.page.getByRole('button', { name: 'Create segment' }).click()
+    await test.page.getByRole('heading', { name: 'Pro plan' }).waitFor()
+    const [saved] = await callApi<Segment[]>(test.server.url, key, 'GET', '/segments')
     expect(saved?.memberCount).toBe(3)
-    const members = await callApi<{ total: number }>(server.url, key, 'GET', `/segments/${saved?.id}/contacts`)
-    await expect.poll(() => page.getByTestId('segment-member-total').textContent()).toBe(`${members.total} contacts`)
-    expect(await page.getByRole('table', { name: 'Segment members' }).getByRole('row').count()).toBe(4)
+    const members = await callApi<{ total: number }>(test.server.url, key, 'GET', `/segments/${saved?.id}/contacts`)
+    await expect
+      .poll(() => test.page.getByTestId('segment-member-total').textContent())
+      .toBe(`${members.total} contacts`)
+    expect(await test.page.getByRole('table', { name: 'Segment members' }).getByRole('row').count()).toBe(4)
     await audit.check('segment page')
 
     // The entry/exit tracking switch saves at once.
-    await page.getByRole('switch', { name: 'Track entries and exits' }).click({ force: true })
+    await test.page.getByRole('switch', { name: 'Track entries and exits' }).click({ force: true })
     await expect
-      .poll(async () => (await callApi<Segment>(server.url, key, 'GET', `/segments/${saved?.id}`)).trackMembership)
+      .poll(async () => (await callApi<Segment>(test.server.url, key, 'GET', `/segments/${saved?.id}`)).trackMembership)
       .toBe(true)
 
     // Editing loads the stored condition into the builder.
-    await page.getByRole('link', { name: 'Edit' }).click()
-    const loaded = page.getByRole('group', { name: 'Group 1, filter 1' })
+    await test.page.getByRole('link', { name: 'Edit' }).click()
+    const loaded = test.page.getByRole('group', { name: 'Group 1, filter 1' })
     await expect.poll(() => loaded.getByRole('combobox', { name: 'Data key' }).inputValue()).toBe('plan')
-    await page.getByRole('link', { name: 'Segments' }).click()
-    await page.getByRole('table', { name: 'Segments' }).getByRole('link', { name: 'Pro plan' }).waitFor()
+    await test.page.getByRole('link', { name: 'Segments' }).click()
+    await test.page.getByRole('table', { name: 'Segments' }).getByRole('link', { name: 'Pro plan' }).waitFor()
     await audit.check('segments')
     audit.expectClean()
   })
 
   it('counts groups joined by OR, an event within a span and a contact field as the API does', async () => {
     const key = await projectWithContacts('Groups')
-    const tracked = await fetch(`${server.url}/v1/track`, {
+    const tracked = await fetch(`${test.server.url}/v1/track`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'pro0@people.example', event: 'signed-up', data: {} }),
     })
     expect(tracked.status).toBe(200)
-    await page.getByRole('link', { name: 'Segments' }).click()
-    await page.getByRole('link', { name: 'New segment' }).first().click()
+    await test.page.getByRole('link', { name: 'Segments' }).click()
+    await test.page.getByRole('link', { name: 'New segment' }).first().click()
 
-    const first = page.getByRole('group', { name: 'Group 1, filter 1' })
-    await chooseOption(page, first, 'Field type', 'Event')
+    const first = test.page.getByRole('group', { name: 'Group 1, filter 1' })
+    await chooseOption(test.page, first, 'Field type', 'Event')
     await first.getByRole('combobox', { name: 'Event name' }).fill('signed-up')
-    await page.keyboard.press('Escape')
-    await chooseOption(page, first, 'Operator', 'happened within the last')
+    await test.page.keyboard.press('Escape')
+    await chooseOption(test.page, first, 'Operator', 'happened within the last')
     await first.getByRole('textbox', { name: 'Amount' }).fill('2')
-    await chooseOption(page, first, 'Unit', 'hours')
+    await chooseOption(test.page, first, 'Unit', 'hours')
 
-    await page.getByRole('button', { name: 'Add group' }).click()
-    await page.getByText('any group', { exact: true }).click()
-    const second = page.getByRole('group', { name: 'Group 2, filter 1' })
-    await chooseOption(page, second, 'Field', 'Email')
-    await chooseOption(page, second, 'Operator', 'contains')
+    await test.page.getByRole('button', { name: 'Add group' }).click()
+    await test.page.getByText('any group', { exact: true }).click()
+    const second = test.page.getByRole('group', { name: 'Group 2, filter 1' })
+    await chooseOption(test.page, second, 'Field', 'Email')
+    await chooseOption(test.page, second, 'Operator', 'contains')
     await second.getByRole('textbox', { name: 'Value', exact: true }).fill('free')
 
     const condition = {
@@ -153,44 +122,44 @@ suite(name, { timeout }, () => {
         { filters: [{ field: 'email', operator: 'contains', value: 'free' }] },
       ],
     }
-    const expected = await callApi<{ total: number }>(server.url, key, 'POST', '/segments/preview', { condition })
+    const expected = await callApi<{ total: number }>(test.server.url, key, 'POST', '/segments/preview', { condition })
     expect(expected.total).toBe(3)
-    await expect.poll(() => page.getByTestId('segment-preview-count').textContent()).toBe('3')
+    await expect.poll(() => test.page.getByTestId('segment-preview-count').textContent()).toBe('3')
   })
 
   it('manages a static segment’s members by address, and says why a segment in use cannot be deleted', async () => {
     const key = await projectWithContacts('Static')
-    await addDomain(page, 'static.example')
-    await page.getByRole('link', { name: 'Segments' }).click()
-    await page.getByRole('link', { name: 'New segment' }).first().click()
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Hand picked')
-    await page.getByText('Static: chosen by hand').click()
-    await page.getByRole('button', { name: 'Create segment' }).click()
-    await page.getByRole('heading', { name: 'Hand picked' }).waitFor()
-    await page.getByText('No members').waitFor()
+    await addDomain(test.page, 'static.example')
+    await test.page.getByRole('link', { name: 'Segments' }).click()
+    await test.page.getByRole('link', { name: 'New segment' }).first().click()
+    await test.page.getByRole('textbox', { name: 'Name', exact: true }).fill('Hand picked')
+    await test.page.getByText('Static: chosen by hand').click()
+    await test.page.getByRole('button', { name: 'Create segment' }).click()
+    await test.page.getByRole('heading', { name: 'Hand picked' }).waitFor()
+    await test.page.getByText('No members').waitFor()
 
-    const emails = page.getByRole('textbox', { name: 'Email addresses' })
+    const emails = test.page.getByRole('textbox', { name: 'Email addresses' })
     // A refused address is named at the field as it was typed.
     await emails.fill('pro0@people.example, not-an-address')
-    await page.getByRole('button', { name: 'Add members' }).click()
+    await test.page.getByRole('button', { name: 'Add members' }).click()
     await expect.poll(() => emails.getAttribute('aria-invalid')).toBe('true')
-    expect(await page.getByText(/^not-an-address: /).count()).toBe(1)
+    expect(await test.page.getByText(/^not-an-address: /).count()).toBe(1)
     await emails.fill('pro0@people.example, free3@people.example\nnobody@people.example')
-    await page.getByRole('button', { name: 'Add members' }).click()
+    await test.page.getByRole('button', { name: 'Add members' }).click()
     await expect
-      .poll(() => page.getByRole('status').filter({ hasText: 'Added' }).textContent())
+      .poll(() => test.page.getByRole('status').filter({ hasText: 'Added' }).textContent())
       .toContain('Added 2 contacts; not found: nobody@people.example.')
-    await expect.poll(() => page.getByTestId('segment-member-total').textContent()).toBe('2 contacts')
+    await expect.poll(() => test.page.getByTestId('segment-member-total').textContent()).toBe('2 contacts')
 
     await emails.fill('free3@people.example')
-    await page.getByRole('button', { name: 'Remove members' }).click()
+    await test.page.getByRole('button', { name: 'Remove members' }).click()
     await expect
-      .poll(() => page.getByRole('status').filter({ hasText: 'Removed' }).textContent())
+      .poll(() => test.page.getByRole('status').filter({ hasText: 'Removed' }).textContent())
       .toContain('Removed 1 contact.')
-    await expect.poll(() => page.getByTestId('segment-member-total').textContent()).toBe('1 contact')
-    const [segment] = await callApi<Segment[]>(server.url, key, 'GET', '/segments')
+    await expect.poll(() => test.page.getByTestId('segment-member-total').textContent()).toBe('1 contact')
+    const [segment] = await callApi<Segment[]>(test.server.url, key, 'GET', '/segments')
     const members = await callApi<{ data: { email: string }[] }>(
-      server.url,
+      test.server.url,
       key,
       'GET',
       `/segments/${segment?.id}/contacts`,
@@ -198,7 +167,7 @@ suite(name, { timeout }, () => {
     expect(members.data.map((contact) => contact.email)).toEqual(['pro0@people.example'])
 
     // A draft campaign uses the segment: deleting it is refused with the API's reason, shown in the dialog.
-    await callApi(server.url, key, 'POST', '/campaigns', {
+    await callApi(test.server.url, key, 'POST', '/campaigns', {
       name: 'Uses the segment',
       subject: 'Hi',
       body: '<p>Hi</p>',
@@ -206,21 +175,21 @@ suite(name, { timeout }, () => {
       audienceType: 'SEGMENT',
       segmentId: segment?.id,
     })
-    await page.getByRole('button', { name: 'Delete' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Delete “Hand picked”?' })
+    await test.page.getByRole('button', { name: 'Delete' }).click()
+    const dialog = test.page.getByRole('dialog', { name: 'Delete “Hand picked”?' })
     await dialog.getByRole('button', { name: 'Delete segment' }).click()
     await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/campaign/i)
-    expect((await callApi<Segment[]>(server.url, key, 'GET', '/segments')).length).toBe(1)
+    expect((await callApi<Segment[]>(test.server.url, key, 'GET', '/segments')).length).toBe(1)
   })
 
   it('opens a segment page by address and shows it unchanged after a reload', async () => {
     const key = await projectWithContacts('Reload')
-    const created = await callApi<Segment>(server.url, key, 'POST', '/segments', {
+    const created = await callApi<Segment>(test.server.url, key, 'POST', '/segments', {
       name: 'Free plan',
       condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'free' }] }] },
     })
-    await page.goto(appUrl(server.url, `/segments/${created.id}`))
-    await page.getByRole('heading', { name: 'Free plan' }).waitFor()
-    await expect.poll(() => page.getByTestId('segment-member-total').textContent()).toBe('2 contacts')
+    await test.page.goto(appUrl(test.server.url, `/segments/${created.id}`))
+    await test.page.getByRole('heading', { name: 'Free plan' }).waitFor()
+    await expect.poll(() => test.page.getByTestId('segment-member-total').textContent()).toBe('2 contacts')
   })
 })

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Table, Text, Title } from '@mantine/core'
+import { Anchor, Group, Table, Text, Title } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
@@ -7,6 +7,7 @@ import { listSegmentContacts, segmentsKey } from '../../api/segments'
 import type { Segment } from '../../api/types'
 import { DataTable } from '../../components/DataTable'
 import { PagedList } from '../../components/PagedList'
+import { SubscriptionBadge } from '../../components/SubscriptionBadge'
 import { EmptyState } from '../../components/states'
 
 /** The segment's members, paged: a dynamic segment's as its condition selects them now, a static one's as added. */
@@ -53,9 +54,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
                   </Anchor>
                 </Table.Td>
                 <Table.Td>
-                  <Badge color={contact.subscribed ? 'teal.9' : 'gray.7'}>
-                    {contact.subscribed ? 'Subscribed' : 'Unsubscribed'}
-                  </Badge>
+                  <SubscriptionBadge subscribed={contact.subscribed} />
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm">{new Date(contact.createdAt).toLocaleString()}</Text>
