@@ -13,7 +13,7 @@ import {
   waitForCapture,
 } from './flows.js'
 
-type Campaign = { id: string; status: string; scheduledFor: string | null; totalRecipients: number }
+type Campaign = { id: string; status: string; subject: string; scheduledFor: string | null; totalRecipients: number }
 
 browserSuite('campaigns', (test) => {
   /** A signed-in project with the plan contacts and a sending domain; the form of a new campaign filled in. */
@@ -70,6 +70,15 @@ browserSuite('campaigns', (test) => {
     const id = campaignId()
     expect(await campaignOf(key, id)).toMatchObject({ status: 'DRAFT', totalRecipients: 2 })
     expect(await test.page.getByTestId('campaign-status').textContent()).toBe('DRAFT')
+
+    // Editing loads the saved audience into the builder and saves a changed subject.
+    await test.page.getByRole('link', { name: 'Edit' }).click()
+    const loaded = test.page.getByRole('group', { name: 'Group 1, filter 1' })
+    await expect.poll(() => loaded.getByRole('combobox', { name: 'Data key' }).inputValue()).toBe('plan')
+    await test.page.getByRole('textbox', { name: 'Subject', exact: true }).fill('Pro is finally here')
+    await test.page.getByRole('button', { name: 'Save changes' }).click()
+    await test.page.getByRole('heading', { name: 'Pro launch' }).waitFor()
+    await expect.poll(async () => (await campaignOf(key, id)).subject).toBe('Pro is finally here')
 
     // Schedule for the 15th of next month at 09:30, local time, with the date-time picker.
     await test.page.getByRole('button', { name: 'Send at' }).click()

@@ -1,6 +1,6 @@
 import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { campaignsKey, createCampaign, getCampaign, updateCampaign } from '../../api/campaigns'
@@ -9,8 +9,9 @@ import { useProject } from '../../api/project-context'
 import type { Campaign } from '../../api/types'
 import { emptyTree, isConditionError, treeOf } from '../../components/conditions'
 import { EmailPreview } from '../../components/EmailPreview'
+import { LoadForEdit } from '../../components/LoadForEdit'
 import { notifySuccess } from '../../components/notify'
-import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
+import { ErrorAlert, PageHeader } from '../../components/states'
 import { type Audience, AudiencePicker, audienceInput } from './AudiencePicker'
 import { TemplatePicker } from './TemplatePicker'
 
@@ -49,23 +50,20 @@ function draftOf(campaign: Campaign): Draft {
 export function CampaignFormPage() {
   const { id } = useParams()
   const { project } = useProject()
-  const campaign = useQuery({
-    queryKey: [...campaignsKey(project.id), id],
-    queryFn: () => getCampaign(id ?? ''),
-    enabled: id !== undefined,
-  })
   return (
     <>
       <Anchor component={Link} to={id ? `/campaigns/${id}` : '/campaigns'} size="sm">
         ← {id ? 'Back to the campaign' : 'All campaigns'}
       </Anchor>
-      {id === undefined ? (
-        <CampaignForm initial={blank} />
-      ) : (
-        <QueryState query={campaign} label="Loading the campaign">
-          {(loaded) => <CampaignForm key={loaded.id} initial={draftOf(loaded)} id={loaded.id} />}
-        </QueryState>
-      )}
+      <LoadForEdit id={id} queryKey={[...campaignsKey(project.id), id]} load={getCampaign} label="Loading the campaign">
+        {(loaded) =>
+          loaded ? (
+            <CampaignForm key={loaded.id} initial={draftOf(loaded)} id={loaded.id} />
+          ) : (
+            <CampaignForm initial={blank} />
+          )
+        }
+      </LoadForEdit>
     </>
   )
 }

@@ -1,5 +1,5 @@
 import { Anchor, Button, Grid, SegmentedControl, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { ApiError } from '../../api/client'
@@ -14,8 +14,9 @@ import {
   isConditionError,
   treeOf,
 } from '../../components/conditions'
+import { LoadForEdit } from '../../components/LoadForEdit'
 import { notifySuccess } from '../../components/notify'
-import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
+import { ErrorAlert, PageHeader } from '../../components/states'
 import { SegmentPreview, useSegmentPreview } from './SegmentPreview'
 
 type Draft = {
@@ -42,23 +43,16 @@ function draftOf(segment: Segment): Draft {
 export function SegmentEditorPage() {
   const { id } = useParams()
   const { project } = useProject()
-  const segment = useQuery({
-    queryKey: [...segmentsKey(project.id), id],
-    queryFn: () => getSegment(id ?? ''),
-    enabled: id !== undefined,
-  })
   return (
     <>
       <Anchor component={Link} to={id ? `/segments/${id}` : '/segments'} size="sm">
         ← {id ? 'Back to the segment' : 'All segments'}
       </Anchor>
-      {id === undefined ? (
-        <Editor initial={blank} />
-      ) : (
-        <QueryState query={segment} label="Loading the segment">
-          {(loaded) => <Editor key={loaded.id} initial={draftOf(loaded)} id={loaded.id} />}
-        </QueryState>
-      )}
+      <LoadForEdit id={id} queryKey={[...segmentsKey(project.id), id]} load={getSegment} label="Loading the segment">
+        {(loaded) =>
+          loaded ? <Editor key={loaded.id} initial={draftOf(loaded)} id={loaded.id} /> : <Editor initial={blank} />
+        }
+      </LoadForEdit>
     </>
   )
 }
