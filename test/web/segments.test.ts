@@ -125,6 +125,9 @@ browserSuite('segments', (test) => {
     const expected = await callApi<{ total: number }>(test.server.url, key, 'POST', '/segments/preview', { condition })
     expect(expected.total).toBe(3)
     await expect.poll(() => test.page.getByTestId('segment-preview-count').textContent()).toBe('3')
+    const audit = accessibilityAudit(test.page)
+    await audit.check('segment editor with two groups')
+    audit.expectClean()
   })
 
   it('manages a static segment’s members by address, and says why a segment in use cannot be deleted', async () => {

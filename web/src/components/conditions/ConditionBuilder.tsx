@@ -133,7 +133,14 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
           </Text>
         </Text>
         {onRemove && (
-          <Button variant="subtle" color="red.9" size="compact-xs" onClick={onRemove} aria-label={`Remove ${label}`}>
+          <Button
+            variant="subtle"
+            color="red.9"
+            c="red.9"
+            size="compact-xs"
+            onClick={onRemove}
+            aria-label={`Remove ${label}`}
+          >
             Remove group
           </Button>
         )}
@@ -162,6 +169,8 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
             <Button
               variant="subtle"
               color="red.9"
+              // The subtle variant's own text colour is red 6, under 4.5:1.
+              c="red.9"
               size="compact-xs"
               onClick={() => onChange({ filters: group.filters.length ? group.filters : [emptyFilter()] })}
             >
