@@ -11,7 +11,7 @@ export const workflows: Benchmark = {
       'bench/workflows.ts',
       quick
         ? ['--rate', '200', '--seconds', '3', '--waiting', '5000', '--due-in', '10']
-        : ['--rate', '1000', '--seconds', '10', '--waiting', '100000', '--due-in', '20'],
+        : ['--rate', '1000', '--seconds', '10', '--waiting', '100000', '--due-in', '60'],
       serverEnv,
     ),
 }

@@ -11,6 +11,9 @@ export type LoadSpec = {
   body?: string
   connections: number
   durationSeconds: number
+  /** An open-loop load: this many requests per second over all connections, `amount` in all, then it stops. */
+  overallRate?: number
+  amount?: number
 }
 
 export type LoadResult = {
@@ -39,6 +42,8 @@ async function main(): Promise<void> {
     headers: spec.headers,
     connections: spec.connections,
     duration: spec.durationSeconds,
+    ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
+    ...(spec.amount ? { amount: spec.amount } : {}),
     requests: [
       {
         setupRequest: (request) => {
@@ -58,7 +63,7 @@ async function main(): Promise<void> {
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0
   const output: LoadResult = {
     requests: result.requests.total,
-    requestsPerSecond: Math.round(result.requests.total / spec.durationSeconds),
+    requestsPerSecond: Math.round(result.requests.total / (spec.amount ? result.duration : spec.durationSeconds)),
     latencyMs: {
       p50: percentile(sorted, 0.5),
       p95: percentile(sorted, 0.95),

@@ -128,6 +128,9 @@ export async function startEmbeddedPostgres(
       postgresFlags: [
         ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
         ...['-c', `unix_socket_directories=${socket ?? ''}`],
+        // The outbox and workflow tables grow in bursts (a campaign, a bulk trigger); the planner needs their new
+        // statistics within seconds, or it scans a whole table it still believes small. The default is a minute.
+        ...['-c', 'autovacuum_naptime=10s'],
       ],
       onLog: () => {},
       onError: (error) => log(`embedded postgres: ${String(error)}`),

@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.js'
+import { type MemberRole, roleAtLeast } from './roles.js'
 
 /**
  * Who may call a route, declared on the route itself (`config: { auth }`); a route without one fails at boot.
@@ -16,12 +17,7 @@ import { AppError } from '../errors.js'
  */
 export type AuthScope = 'none' | 'user' | 'secret' | 'track' | 'project'
 
-export const memberRoles = ['MEMBER', 'ADMIN', 'OWNER'] as const
-export type MemberRole = (typeof memberRoles)[number]
-
-export function roleAtLeast(role: MemberRole, minimum: MemberRole): boolean {
-  return memberRoles.indexOf(role) >= memberRoles.indexOf(minimum)
-}
+export { type MemberRole, memberRoles, roleAtLeast } from './roles.js'
 
 export type AuthProject = {
   id: string

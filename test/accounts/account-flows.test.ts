@@ -107,7 +107,7 @@ describe('password reset', () => {
     expect((await me(otherDevice)).statusCode).toBe(200)
 
     const link = await resetLink(account, 2)
-    expect(link).toMatch(/^http:\/\/localhost:3000\/auth\/reset-password\?token=[0-9a-f]{64}$/)
+    expect(link).toMatch(/^http:\/\/localhost:3000\/app\/reset-password\?token=[0-9a-f]{64}$/)
     const reset = await post('/auth/reset-password', { token: tokenOf(link), newPassword: 'a brand new passphrase' })
     expect(reset.statusCode).toBe(200)
     expect(reset.json()).toEqual({ success: true, data: { message: 'Password reset successfully' } })

@@ -78,7 +78,22 @@ describe('members: list and invite', () => {
     const mail = await waitForSystemEmail(server, email)
     expect(mail.subject).toBe('You are invited to Team project on Mailroom')
     expect(mail.text).toContain(owner.email)
+    expect(mail.link).toMatch(/^http:\/\/localhost:3000\/app\/invitation\?token=/)
     const token = tokenOf(mail.link)
+
+    // The link's page shows what it invites to before anyone signs up.
+    const preview = await server.app.inject({ method: 'GET', url: `/auth/invitation?token=${token}` })
+    expect(preview.json()).toEqual({
+      success: true,
+      data: {
+        projectId: owner.project.id,
+        projectName: 'Team project',
+        email,
+        role: 'ADMIN',
+        invitedBy: owner.email,
+        expiresAt: expect.any(String),
+      },
+    })
 
     const wrongAddress = await server.app.inject({
       method: 'POST',
@@ -105,6 +120,10 @@ describe('members: list and invite', () => {
       { token },
     )
     expectError(reused, 400, 'BAD_REQUEST')
+    const usedPreview = await server.app.inject({ method: 'GET', url: `/auth/invitation?token=${token}` })
+    expectError(usedPreview, 400, 'BAD_REQUEST')
+    const forged = await server.app.inject({ method: 'GET', url: `/auth/invitation?token=${token.slice(0, -2)}xx` })
+    expectError(forged, 400, 'BAD_REQUEST')
   })
 
   it('an existing user invited before signing up joins by logging in with the link; an expired link is refused', async () => {

@@ -28,7 +28,7 @@ describe('system mail', () => {
     const mail = await waitForSystemEmail(server, email)
     expect(mail.from).toBe('"Team" <accounts@mailroom.test>')
     expect(mail.subject).toBe('Verify your email address')
-    expect(mail.link).toMatch(/^http:\/\/localhost:3000\/auth\/verify-email\?token=[0-9a-f]{64}$/)
+    expect(mail.link).toMatch(/^http:\/\/localhost:3000\/app\/verify-email\?token=[0-9a-f]{64}$/)
     // The email went through the ordinary pipeline: a row of the system project, marked SENT once handed over.
     await vi.waitFor(async () => {
       const [row] = await server.ctx.db

@@ -199,10 +199,23 @@ describe('billing caps: /v1/send', () => {
     expect(await usageOf(server, account.project.id, 'transactional')).toBe(25)
   })
 
-  it('without a cap every send is counted and none refused', async () => {
+  it('without a cap every concurrent send is counted and none refused; a cap set later sees all of them', async () => {
     const { account, from } = await sender()
-    await Promise.all(Array.from({ length: 5 }, () => send(account, from)))
-    expect(await usageOf(server, account.project.id, 'transactional')).toBe(5)
+    const responses = await Promise.all(Array.from({ length: 40 }, () => send(account, from)))
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(40).fill(200))
+    expect(await usageOf(server, account.project.id, 'transactional')).toBe(40)
+    const consumption = await billingCall(server, account)('GET', 'billing-consumption')
+    expect(consumption.json().usage.records).toContainEqual({
+      category: 'transactional',
+      usage: 40,
+      limit: null,
+      percentage: 0,
+    })
+
+    await setLimits(server, account, { transactional: 42 })
+    const capped = await Promise.all(Array.from({ length: 5 }, () => send(account, from)))
+    expect(capped.filter((response) => response.statusCode === 200)).toHaveLength(2)
+    expect(await emailCount(server, account.project.id)).toBe(42)
   })
 
   it('emits one billing.limit_warning event at 80 % per period and category', async () => {

@@ -96,6 +96,17 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
     200,
   )
 
+  // The import and the bulk job have run: a contact they add or an event they record later would make the
+  // "nothing changes" comparisons flaky.
+  await vi.waitFor(
+    async () => {
+      const pending = await server.ctx.db.execute<{ state: string }>(sql`
+        SELECT state FROM contact_imports WHERE project_id = ${projectId}
+        UNION ALL SELECT state FROM contact_bulk_jobs WHERE project_id = ${projectId}`)
+      expect(pending.rows.map((row) => row.state)).toEqual(['completed', 'completed'])
+    },
+    { timeout: 30_000, interval: 50 },
+  )
   // The outbox has delivered the email into the local mailbox (captured_messages).
   await vi.waitFor(
     async () => {

@@ -1,4 +1,10 @@
-import type { Page } from 'playwright-core'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
+import type { Config } from '../../src/config.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { ensureWebBuild, launchBrowser } from './browser.js'
 
 /** The dashboard's pages, as a user types them into the address bar. */
 export function appUrl(base: string, path = ''): string {
@@ -58,6 +64,50 @@ export async function waitForCapture(base: string, key: string, subject: string,
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error(`no captured message "${subject}" after ${timeoutMs} ms`)
+}
+
+/** Opens a link from an account email on the test server (the email names PUBLIC_URL, not the test's port). */
+export async function openMailedLink(page: Page, base: string, link: string): Promise<void> {
+  const url = new URL(link)
+  await page.goto(`${base}${url.pathname}${url.search}`)
+}
+
+export async function logIn(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(appUrl(base, '/login'))
+  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.waitForURL((url) => !url.pathname.endsWith('/login'))
+}
+
+/**
+ * One server and browser per test file, a fresh context and page per test, and a screenshot in the temp directory
+ * when a test fails. Read `session.page` (and the others) inside tests: they are set by the hooks.
+ */
+export function browserSession(chromiumPath: string, options: { config?: Partial<Config> } = {}) {
+  const session = {} as { server: TestServer; browser: Browser; context: BrowserContext; page: Page }
+  beforeAll(async () => {
+    await ensureWebBuild()
+    session.server = await startTestServer({ config: options.config })
+    session.browser = await launchBrowser(chromiumPath)
+  }, 180_000)
+  afterAll(async () => {
+    await session.browser?.close()
+    await session.server?.close()
+  })
+  beforeEach(async () => {
+    session.context = await session.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    await session.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.server.url })
+    session.page = await session.context.newPage()
+  })
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail') {
+      const file = path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`)
+      await session.page.screenshot({ path: file }).catch(() => {})
+    }
+    await session.context.close()
+  })
+  return session
 }
 
 /** A JSON call to the API with the project's secret key, as a test's setup or its check of what the page shows. */

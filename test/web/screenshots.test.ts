@@ -156,6 +156,25 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.getByRole('heading', { name: 'Welcome aboard, Grace' }).waitFor()
     await page.frameLocator('iframe[title^="Message:"]').getByRole('heading', { name: 'Welcome, Grace!' }).waitFor()
     await shot('mailbox')
+
+    // The setup checklist: a domain, a send and events exist by now, so it shows steps ticked and one open.
+    await page.getByRole('link', { name: 'Get started' }).click()
+    await page.getByTestId('setup-progress').waitFor()
+    await shot('setup')
+    for (const [section, ready] of [
+      ['project', 'Save settings'],
+      ['team', 'Invite'],
+      ['billing', 'Save caps'],
+      ['security', 'Bounce and complaint rates'],
+    ] as const) {
+      await page.goto(appUrl(server.url, `/settings/${section}`))
+      await page.getByRole(section === 'security' ? 'table' : 'button', { name: ready }).waitFor()
+      await shot(`settings-${section}`)
+    }
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('link', { name: 'Forgot password?' }).click()
+    await page.getByRole('button', { name: 'Send reset link' }).waitFor()
+    await shot('forgot-password')
     await browser.close()
   })
 })

@@ -3,6 +3,7 @@ import { AppLayout } from './components/AppLayout'
 import { RouteError } from './components/RouteError'
 import { LoginPage } from './pages/auth/LoginPage'
 import { SignupPage } from './pages/auth/SignupPage'
+import { ProjectHome } from './pages/onboarding/ProjectHome'
 import { NewProjectPage } from './pages/projects/NewProjectPage'
 
 /** Heavier pages load on first visit, so signing in downloads only what the first screen needs. */
@@ -10,11 +11,58 @@ export const router = createBrowserRouter(
   [
     { path: '/login', element: <LoginPage />, errorElement: <RouteError /> },
     { path: '/signup', element: <SignupPage />, errorElement: <RouteError /> },
+    // The pages the account emails link to, and the forgotten-password form: no session needed.
+    {
+      path: '/verify-email',
+      errorElement: <RouteError />,
+      lazy: async () => ({ Component: (await import('./pages/auth/VerifyEmailPage')).VerifyEmailPage }),
+    },
+    {
+      path: '/forgot-password',
+      errorElement: <RouteError />,
+      lazy: async () => ({ Component: (await import('./pages/auth/ForgotPasswordPage')).ForgotPasswordPage }),
+    },
+    {
+      path: '/reset-password',
+      errorElement: <RouteError />,
+      lazy: async () => ({ Component: (await import('./pages/auth/ResetPasswordPage')).ResetPasswordPage }),
+    },
+    {
+      path: '/invitation',
+      errorElement: <RouteError />,
+      lazy: async () => ({ Component: (await import('./pages/auth/InvitationPage')).InvitationPage }),
+    },
     {
       element: <AppLayout />,
       errorElement: <RouteError />,
       children: [
-        { index: true, element: <Navigate to="/keys" replace /> },
+        { index: true, element: <ProjectHome /> },
+        { path: 'setup', lazy: async () => ({ Component: (await import('./pages/onboarding/SetupPage')).SetupPage }) },
+        {
+          path: 'settings',
+          lazy: async () => ({ Component: (await import('./pages/settings/SettingsLayout')).SettingsLayout }),
+          children: [
+            { index: true, element: <Navigate to="/settings/project" replace /> },
+            {
+              path: 'project',
+              lazy: async () => ({
+                Component: (await import('./pages/settings/ProjectSettingsPage')).ProjectSettingsPage,
+              }),
+            },
+            {
+              path: 'team',
+              lazy: async () => ({ Component: (await import('./pages/settings/TeamPage')).TeamPage }),
+            },
+            {
+              path: 'billing',
+              lazy: async () => ({ Component: (await import('./pages/settings/BillingPage')).BillingPage }),
+            },
+            {
+              path: 'security',
+              lazy: async () => ({ Component: (await import('./pages/settings/SecurityPage')).SecurityPage }),
+            },
+          ],
+        },
         { path: 'projects/new', element: <NewProjectPage /> },
         { path: 'keys', lazy: async () => ({ Component: (await import('./pages/keys/KeysPage')).KeysPage }) },
         {

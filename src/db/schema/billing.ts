@@ -1,4 +1,15 @@
-import { bigint, date, integer, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  date,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { createdAt, updatedAt } from './columns.js'
 import { projects } from './foundation.js'
 
@@ -31,8 +42,9 @@ export const projectBilling = pgTable('project_billing', {
 
 /**
  * Emails accepted per project, calendar month (UTC) and category, counted in the transaction that queues them:
- * consumption is read from here, never from `emails`, and a cap is enforced by the increment itself
- * (`UPDATE … WHERE used + n <= cap`). `warned_at`: when the 80 % warning of this period went out.
+ * consumption is read from here, never from `emails`. A count is spread over `shard` rows (summed on read) so that
+ * concurrent sends of one project lock different rows and commit together instead of one after another.
+ * `warned_at` (on shard 0): when the 80 % warning of this period went out.
  */
 export const billingUsage = pgTable(
   'billing_usage',
@@ -40,10 +52,11 @@ export const billingUsage = pgTable(
     projectId: projectReference(),
     period: date({ mode: 'string' }).notNull(),
     category: billingCategory().notNull(),
+    shard: smallint().notNull().default(0),
     used: bigint({ mode: 'number' }).notNull().default(0),
     warnedAt: timestamp({ withTimezone: true, mode: 'date' }),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.period, table.category] })],
+  (table) => [primaryKey({ columns: [table.projectId, table.period, table.category, table.shard] })],
 )
 
 /**

@@ -13,7 +13,8 @@ export const accountEmailsPerHour = 3
 type MailContext = Pick<AppContext, 'config' | 'log' | 'db'>
 
 export function verificationLink(ctx: MailContext, token: string): string {
-  return `${ctx.config.publicUrl}/auth/verify-email?token=${token}`
+  // The dashboard's page, which POSTs the token to /auth/verify-email and shows the result.
+  return `${ctx.config.publicUrl}/app/verify-email?token=${token}`
 }
 
 /** Issues a token and queues the email in the caller's transaction (signup's, or its own). */

@@ -24,7 +24,8 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
     if (!user) return false
     if ((await countRecentAccountTokens(tx, 'RESET_PASSWORD', user.id)) >= accountEmailsPerHour) return false
     const token = await issueAccountToken(tx, 'RESET_PASSWORD', user.id, user.email)
-    const link = `${ctx.config.publicUrl}/auth/reset-password?token=${token}`
+    // The dashboard's page asks for the new password and POSTs it with the token to /auth/reset-password.
+    const link = `${ctx.config.publicUrl}/app/reset-password?token=${token}`
     await queueSystemEmail(ctx, tx, user.email, passwordResetMessage(link))
     return true
   })

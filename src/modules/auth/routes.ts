@@ -4,8 +4,8 @@ import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { sessionCookieName } from '../../http/auth.js'
 import { userOf } from '../../http/project.js'
-import { acceptInvitation } from '../members/invitations.js'
-import { acceptInvitationBody } from '../members/schemas.js'
+import { acceptInvitation, getInvitation } from '../members/invitations.js'
+import { acceptInvitationBody, invitationQuery, invitationResponse } from '../members/schemas.js'
 import { credentials, loginBody, userView } from '../users/schemas.js'
 import { getUser } from '../users/service.js'
 import { startSession } from './cookie.js'
@@ -101,6 +101,13 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
       })
       return message('Password reset successfully')
     },
+  )
+
+  // The holder of an invitation link sees which project it is for before signing up or logging in.
+  app.get(
+    '/auth/invitation',
+    { config: limited, schema: { tags, querystring: invitationQuery, response: { 200: invitationResponse } } },
+    async (request) => ({ success: true as const, data: await getInvitation(ctx, request.query.token) }),
   )
 
   app.post(

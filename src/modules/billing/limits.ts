@@ -37,8 +37,8 @@ async function readSnapshot(db: Executor, projectId: string): Promise<Snapshot> 
       (${currentPeriodStart} + interval '1 month')::date::text AS period_end
     FROM (SELECT 1) AS one LEFT JOIN project_billing AS b ON b.project_id = ${projectId}`)
   const usage = await db.execute<{ category: BillingCategory; used: number }>(sql`
-    SELECT category, used::float8 AS used FROM billing_usage
-    WHERE project_id = ${projectId} AND period = ${currentPeriodStart}`)
+    SELECT category, sum(used)::float8 AS used FROM billing_usage
+    WHERE project_id = ${projectId} AND period = ${currentPeriodStart} GROUP BY category`)
   const row = billing.rows[0]
   const used = new Map(usage.rows.map((entry) => [entry.category, entry.used]))
   return {

@@ -1,10 +1,11 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
+import { type ConfigView, configView } from './schemas.js'
 
 export function registerConfigRoutes(app: App, ctx: AppContext): void {
   const { config } = ctx
   // Fixed for the life of the process, so computed once.
-  const features = {
+  const features: ConfigView = {
     signups: !config.disableSignups,
     emailVerificationRequired: config.requireEmailVerification,
     billing: config.stripe !== undefined,
@@ -13,5 +14,9 @@ export function registerConfigRoutes(app: App, ctx: AppContext): void {
     inbound: false,
     transport: config.mailTransport,
   }
-  app.get('/config', { config: { auth: 'none' }, schema: { tags: ['system'] } }, async () => features)
+  app.get(
+    '/config',
+    { config: { auth: 'none' }, schema: { tags: ['system'], response: { 200: configView } } },
+    async () => features,
+  )
 }

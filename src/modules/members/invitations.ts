@@ -7,6 +7,7 @@ import type { MemberRole } from '../../http/auth.js'
 import { signLinkToken, verifyLinkToken } from '../../mail/signed-links.js'
 import { invitationMessage } from '../system-mail/messages.js'
 import { queueSystemEmail } from '../system-mail/service.js'
+import type { InvitationView } from './schemas.js'
 
 export const invitationLifetimeMs = 7 * 24 * 3600 * 1000
 
@@ -39,7 +40,8 @@ export async function queueInvitation(
     ? await tx.select({ email: users.email }).from(users).where(eq(users.id, input.invitedBy))
     : []
   const token = signLinkToken(ctx.config.secret, 'invitation', [invitation.id, String(expiresAt.getTime())])
-  const link = `${ctx.config.publicUrl}/auth/invitation?token=${token}`
+  // The dashboard's page shows the project and accepts after a login or signup.
+  const link = `${ctx.config.publicUrl}/app/invitation?token=${token}`
   await queueSystemEmail(
     ctx,
     tx,
@@ -83,17 +85,42 @@ export async function acceptInvitation(
   return { projectId: invitation.projectId }
 }
 
+/** A pending invitation as its link's holder may see it, if the link is valid. */
+export async function findInvitation(
+  ctx: Pick<AppContext, 'config'>,
+  db: Executor,
+  token: string,
+): Promise<InvitationView | undefined> {
+  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
+  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) return undefined
+  const [row] = await db
+    .select({
+      projectId: invitations.projectId,
+      projectName: projects.name,
+      email: invitations.email,
+      role: invitations.role,
+      invitedBy: users.email,
+      expiresAt: invitations.expiresAt,
+    })
+    .from(invitations)
+    .innerJoin(projects, eq(projects.id, invitations.projectId))
+    .leftJoin(users, eq(users.id, invitations.invitedBy))
+    .where(and(eq(invitations.id, invitationId), isNull(invitations.acceptedAt), gt(invitations.expiresAt, sql`now()`)))
+  return row
+}
+
 /** The address an invitation link was mailed to, if the link is valid: signup with it proves the address. */
 export async function invitationEmail(
   ctx: Pick<AppContext, 'config'>,
   db: Executor,
   token: string,
 ): Promise<string | undefined> {
-  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
-  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) return undefined
-  const [row] = await db
-    .select({ email: invitations.email })
-    .from(invitations)
-    .where(and(eq(invitations.id, invitationId), isNull(invitations.acceptedAt), gt(invitations.expiresAt, sql`now()`)))
-  return row?.email
+  return (await findInvitation(ctx, db, token))?.email
+}
+
+/** The invitation page's view of a link; the same error as a used or expired one when it is not valid. */
+export async function getInvitation(ctx: Pick<AppContext, 'config' | 'db'>, token: string): Promise<InvitationView> {
+  const invitation = await findInvitation(ctx, ctx.db, token)
+  if (!invitation) throw invalidInvitation()
+  return invitation
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { memberRoles } from '../../http/auth.js'
+import { memberRoles } from '../../http/roles.js'
 
 export const memberRole = z.enum(memberRoles)
 
@@ -34,9 +34,22 @@ export type InviteResult = z.infer<typeof inviteResult>
 export const invitationToken = z.string().min(1).max(512)
 
 export const acceptInvitationBody = z.object({ token: invitationToken })
+export const invitationQuery = z.object({ token: invitationToken })
+
+/** What the invitation page shows before the invitee signs up or logs in. */
+export const invitationView = z.object({
+  projectId: z.uuid(),
+  projectName: z.string(),
+  email: z.string(),
+  role: memberRole,
+  invitedBy: z.string().nullable(),
+  expiresAt: z.date(),
+})
+export type InvitationView = z.infer<typeof invitationView>
 
 const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data })
 export const memberListResponse = envelope(z.array(memberView))
 export const memberResponse = envelope(memberView.omit({ createdAt: true }))
 export const inviteResponse = envelope(inviteResult)
+export const invitationResponse = envelope(invitationView)
 export const removedResponse = envelope(z.object({ message: z.string() }))

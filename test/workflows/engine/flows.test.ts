@@ -219,6 +219,38 @@ describe('workflow executions, end to end', () => {
     expect(ids).not.toContain(bystander.id)
   })
 
+  it('a database error in one execution fails only that one: its batch completes, it is postponed, not spun', async () => {
+    const { server } = env
+    const workflow = await insertWorkflow(server, account.project.id, {
+      eventName: 'renewed',
+      steps: { mark: { type: 'UPDATE_CONTACT', config: { updates: { renewed: true } } } },
+      edges: [['trigger', 'mark']],
+    })
+    const fine = await Promise.all(Array.from({ length: 4 }, () => createContact(server, account)))
+    const broken = await createContact(server, account)
+    await server.ctx.pool.query(`
+      CREATE FUNCTION refuse_broken() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$;
+      CREATE TRIGGER refuse_broken BEFORE UPDATE ON contacts FOR EACH ROW
+        WHEN (NEW.id = '${broken.id}' AND NEW.data ? 'renewed') EXECUTE FUNCTION refuse_broken();`)
+    try {
+      await Promise.all([...fine, broken].map((contact) => track(server, account, contact.email, 'renewed')))
+      const rows = await executionsWhen(
+        server,
+        workflow.id,
+        (found) => found.length === 5 && found.filter((row) => row.status === 'COMPLETED').length === 4,
+      )
+      const stuck = rows.find((row) => row.contactId === broken.id)
+      expect(stuck?.status).toBe('RUNNING')
+      // Held back by a lease of about half a minute instead of being claimed again at once.
+      expect(stuck?.leasedUntil?.getTime()).toBeGreaterThan(Date.now() + 20_000)
+      expect(await dataOf(env, broken.id)).not.toHaveProperty('renewed')
+      for (const contact of fine) expect(await dataOf(env, contact.id)).toMatchObject({ renewed: true })
+    } finally {
+      await server.ctx.pool.query('DROP TRIGGER refuse_broken ON contacts; DROP FUNCTION refuse_broken();')
+    }
+  })
+
   it('starts once per contact ever without re-entry, and never two active with it, under 20 concurrent events', async () => {
     const { server } = env
     const once = await insertWorkflow(server, account.project.id, {

@@ -1,3 +1,11 @@
+import type { messageView } from '@server/modules/auth/schemas.js'
+import type {
+  billingConsumptionView,
+  billingInvoicesView,
+  billingLimitsBody,
+  billingLimitsView,
+  sessionUrlView,
+} from '@server/modules/billing/schemas.js'
 import type {
   audienceCount,
   audienceCountBody,
@@ -8,11 +16,25 @@ import type {
   campaignTimeseries,
   campaignUpdate,
 } from '@server/modules/campaigns/schemas.js'
+import type { configView } from '@server/modules/config/schemas.js'
 import type { contactPage, contactView, fieldList } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
 import type { eventNameList, eventPage } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
-import type { projectCreate, projectView } from '@server/modules/projects/schemas.js'
+import type {
+  invitationResponse,
+  inviteResponse,
+  memberInvite,
+  memberListResponse,
+  memberRole,
+} from '@server/modules/members/schemas.js'
+import type {
+  projectConfirmation,
+  projectCreate,
+  projectUpdate,
+  projectView,
+} from '@server/modules/projects/schemas.js'
+import type { securityView } from '@server/modules/reputation/schemas.js'
 import type {
   membersAdded,
   membersRemoved,
@@ -22,6 +44,7 @@ import type {
   segmentPreview,
   segmentUpdate,
 } from '@server/modules/segments/schemas.js'
+import type { setupStateView } from '@server/modules/setup-state/service.js'
 import type { templateCreate, templatePage, templateType, templateView } from '@server/modules/templates/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
 import type { z } from 'zod'
@@ -60,6 +83,22 @@ export type Campaign = CampaignPage['data'][number]
 export type CampaignCreated = Response<typeof campaignEnvelope>
 export type CampaignInput = Request<typeof campaignCreate>
 export type Segment = Response<typeof segmentList>[number]
+export type AppConfig = Response<typeof configView>
+export type Message = Response<typeof messageView>
+export type Invitation = Response<typeof invitationResponse>['data']
+export type SetupState = Response<typeof setupStateView>
+export type ProjectUpdate = Request<typeof projectUpdate>
+export type ProjectConfirmation = Request<typeof projectConfirmation>
+export type MemberRole = z.output<typeof memberRole>
+export type Member = Response<typeof memberListResponse>['data'][number]
+export type MemberInvite = Request<typeof memberInvite>
+export type InviteResult = Response<typeof inviteResponse>['data']
+export type BillingLimits = Response<typeof billingLimitsView>
+export type BillingLimitsInput = Request<typeof billingLimitsBody>
+export type BillingConsumption = Response<typeof billingConsumptionView>
+export type BillingInvoices = Response<typeof billingInvoicesView>
+export type SessionUrl = Response<typeof sessionUrlView>
+export type Security = Response<typeof securityView>
 export type ContactFieldList = Response<typeof fieldList>
 export type EventNameList = Response<typeof eventNameList>
 export type SegmentInput = Request<typeof segmentCreate>

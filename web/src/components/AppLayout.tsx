@@ -3,11 +3,15 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSyncExternalStore } from 'react'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { api, setProjectId } from '../api/client'
+import { configQuery } from '../api/config'
 import { ProjectProvider } from '../api/project-context'
 import { meQuery, projectsQuery, rememberedProjectId, rememberProjectId, subscribeProjectId } from '../api/session'
+import type { User } from '../api/types'
+import { VerifyEmailGate } from '../pages/auth/VerifyEmailGate'
 import { Loading, QueryState } from './states'
 
 const sections = [
+  { to: '/setup', label: 'Get started' },
   { to: '/keys', label: 'API keys' },
   { to: '/domains', label: 'Domains' },
   { to: '/contacts', label: 'Contacts' },
@@ -15,6 +19,7 @@ const sections = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/segments', label: 'Segments' },
   { to: '/mailbox', label: 'Mailbox' },
+  { to: '/settings', label: 'Settings' },
 ]
 
 /** The signed-in frame: a session is required, and every page below it works on one chosen project. */
@@ -26,16 +31,20 @@ export function AppLayout() {
     const next = location.pathname === '/' ? '' : `?next=${encodeURIComponent(location.pathname + location.search)}`
     return <Navigate to={`/login${next}`} replace />
   }
-  return <QueryState query={me}>{(user) => user && <ProjectFrame email={user.email} />}</QueryState>
+  return <QueryState query={me}>{(user) => user && <ProjectFrame user={user} />}</QueryState>
 }
 
-function ProjectFrame({ email }: { email: string }) {
+function ProjectFrame({ user }: { user: User }) {
+  const { email } = user
   const projects = useQuery(projectsQuery)
+  const config = useQuery(configQuery)
   const chosen = useSyncExternalStore(subscribeProjectId, rememberedProjectId)
   const location = useLocation()
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const creating = location.pathname === '/projects/new'
+  // Project routes refuse an unverified user on such a server; say why once instead of an error on every page.
+  const mustVerify = config.data?.emailVerificationRequired === true && !user.emailVerified && !creating
 
   const list = projects.data ?? []
   const project = list.find((p) => p.id === chosen) ?? list[0]
@@ -105,7 +114,9 @@ function ProjectFrame({ email }: { email: string }) {
       <AppShell.Main id="main" tabIndex={-1}>
         <QueryState query={projects} label="Loading your projects">
           {() =>
-            project ? (
+            project && mustVerify ? (
+              <VerifyEmailGate email={email} />
+            ) : project ? (
               <ProjectProvider value={{ project, projects: list, select }}>
                 <Outlet key={project.id} />
               </ProjectProvider>

@@ -1,26 +1,38 @@
-import { sql } from 'drizzle-orm'
-import type { Executor } from '../../../db/client.js'
-
-/** An execution leased to this worker until `leasedUntil`, which also names the claim. */
-export type ClaimedExecution = { id: string; leasedUntil: Date }
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import type { Transaction } from '../../../db/client.js'
+import { workflowExecutions } from '../../../db/schema/index.js'
+import type { Execution } from './walk.js'
 
 /**
- * Leases up to `limit` due executions (runnable now, a DELAY over, a wait ended or timed out), earliest first,
- * by the due-time index. SKIP LOCKED lets any number of workers claim side by side; a lease that runs out (the
- * worker died) makes the execution due again for another one. The lease is a millisecond instant made here,
- * so it compares exactly when it comes back from PostgreSQL.
+ * Locks up to `limit` due executions (runnable now, a DELAY over, a wait ended or timed out), earliest first, by
+ * the due-time index, for the transaction that runs them: its row locks are the claim, so a worker that dies
+ * releases them with its connection and writes nothing to claim. SKIP LOCKED lets any number of workers claim
+ * side by side. Executions leased outside a transaction (a webhook call in flight, a failed one backing off)
+ * wait for their lease to run out. `ids` narrows the claim to those executions.
  */
-export async function claimDueExecutions(db: Executor, limit: number, leaseMs: number): Promise<ClaimedExecution[]> {
-  const leasedUntil = new Date(Date.now() + leaseMs)
-  const result = await db.execute<{ id: string }>(sql`
-    UPDATE workflow_executions AS x SET leased_until = ${leasedUntil.toISOString()}::timestamptz
-    WHERE x.id IN (
-      SELECT id FROM workflow_executions
-      WHERE due_at <= now() AND status IN ('RUNNING', 'WAITING') AND (leased_until IS NULL OR leased_until < now())
-      ORDER BY due_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+export async function claimDueExecutions(
+  tx: Transaction,
+  limit: number,
+  ids?: readonly string[],
+): Promise<Execution[]> {
+  const x = workflowExecutions
+  return tx
+    .select()
+    .from(x)
+    .where(
+      and(
+        lte(x.dueAt, sql`now()`),
+        inArray(x.status, ['RUNNING', 'WAITING']),
+        or(isNull(x.leasedUntil), lt(x.leasedUntil, sql`now()`)),
+        ids ? inArray(x.id, [...ids]) : undefined,
+      ),
     )
-    RETURNING x.id`)
-  return result.rows.map((row) => ({ id: row.id, leasedUntil }))
+    .orderBy(x.dueAt)
+    .limit(limit)
+    .for('update', { skipLocked: true })
+}
+
+/** Keeps a failing execution out of the claims until `until`, so it does not spin; it is tried again then. */
+export async function postponeExecution(tx: Transaction, id: string, until: Date): Promise<void> {
+  await tx.update(workflowExecutions).set({ leasedUntil: until }).where(eq(workflowExecutions.id, id))
 }

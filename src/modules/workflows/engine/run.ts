@@ -1,11 +1,11 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
 import { workflowExecutions } from '../../../db/schema/index.js'
-import type { ClaimedExecution } from './claim.js'
+import { claimDueExecutions, postponeExecution } from './claim.js'
 import { loadDefinition, type WorkflowDefinition } from './definition.js'
 import type { StepResult } from './step-context.js'
-import { type Execution, type PendingCall, Walk } from './walk.js'
+import { type Execution, executionLeaseMs, type PendingCall, Walk } from './walk.js'
 import { BatchWrites } from './writes.js'
 
 /*
@@ -20,15 +20,14 @@ import { BatchWrites } from './writes.js'
 
 const interruptedError = 'The worker stopped during the request; webhooks are not retried'
 
-/** Locks the batch's rows that are still this claim's and still active. */
-async function lockClaimed(tx: Transaction, ids: readonly string[], lease: Date): Promise<Execution[]> {
-  const rows = await tx
+/** Locks an execution whose webhook call this process made, if it is still active and still under that lease. */
+async function lockLeased(tx: Transaction, id: string, lease: Date): Promise<Execution | undefined> {
+  const [row] = await tx
     .select()
     .from(workflowExecutions)
-    .where(and(inArray(workflowExecutions.id, [...ids]), eq(workflowExecutions.leasedUntil, lease)))
-    .orderBy(workflowExecutions.id)
+    .where(and(eq(workflowExecutions.id, id), eq(workflowExecutions.leasedUntil, lease)))
     .for('update')
-  return rows.filter((row) => row.status === 'RUNNING' || row.status === 'WAITING')
+  return row && (row.status === 'RUNNING' || row.status === 'WAITING') ? row : undefined
 }
 
 /** Definitions by workflow, loaded once per batch. */
@@ -55,9 +54,8 @@ async function failInterruptedCalls(tx: Transaction, executionIds: string[]): Pr
   return new Set(result.rows.map((row) => row.execution_id))
 }
 
-/** One transaction over the batch; returns the webhook calls to make once it has committed. */
-async function advanceBatch(ctx: AppContext, tx: Transaction, ids: readonly string[], lease: Date) {
-  const executions = await lockClaimed(tx, ids, lease)
+/** Walks claimed executions in their claiming transaction; returns the webhook calls to make once it commits. */
+async function advanceBatch(ctx: AppContext, tx: Transaction, executions: readonly Execution[]) {
   const definitionOf = definitionCache(tx)
   const writes = new BatchWrites()
   const interrupted = await failInterruptedCalls(
@@ -83,7 +81,7 @@ async function advanceBatch(ctx: AppContext, tx: Transaction, ids: readonly stri
 /** After a webhook's answer: record it and go on from there, in a transaction of its own. */
 async function finishCall(ctx: AppContext, tx: Transaction, pending: PendingCall, result: StepResult) {
   // Still ours unless cancelled meanwhile (the lease was renewed when the call was recorded).
-  const [execution] = await lockClaimed(tx, [pending.executionId], pending.lease)
+  const execution = await lockLeased(tx, pending.executionId, pending.lease)
   if (!execution) return undefined
   const writes = new BatchWrites()
   const walk = new Walk(ctx, tx, execution, await loadDefinition(tx, execution.workflowId), writes)
@@ -129,26 +127,38 @@ function startCalls(ctx: AppContext, calls: readonly PendingCall[]): void {
 }
 
 /**
- * Runs a claimed batch. Should the batch's transaction fail (a database error in one execution's step), each
- * execution is run again in a transaction of its own, so one bad execution cannot hold the others back; one that
- * fails alone keeps its lease and is taken up again when the lease runs out.
+ * Claims up to `limit` due executions and runs them in one transaction; `onClaimed` hears how many it got before
+ * they run. Should the batch's transaction fail (a database error in one execution's step), each execution is
+ * claimed and run again in a transaction of its own, so one bad execution cannot hold the others back; one that
+ * fails alone is postponed by a lease and taken up again when it runs out.
  */
-export async function runClaimedBatch(ctx: AppContext, claimed: readonly ClaimedExecution[]): Promise<void> {
-  const lease = claimed[0]?.leasedUntil
-  if (!lease) return
-  const ids = claimed.map((claim) => claim.id)
+export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (count: number) => void): Promise<number> {
+  let ids: string[] = []
   let calls: PendingCall[] = []
   try {
-    calls = await ctx.db.transaction((tx) => advanceBatch(ctx, tx, ids, lease))
+    calls = await ctx.db.transaction(async (tx) => {
+      const executions = await claimDueExecutions(tx, limit)
+      ids = executions.map((execution) => execution.id)
+      onClaimed(ids.length)
+      return advanceBatch(ctx, tx, executions)
+    })
   } catch (err) {
+    // A failed claim is the loop's to report; nothing was run.
+    if (ids.length === 0) throw err
     ctx.log.warn({ err, executions: ids.length }, 'a batch of workflow executions failed; running them one by one')
     for (const id of ids) {
       try {
-        calls.push(...(await ctx.db.transaction((tx) => advanceBatch(ctx, tx, [id], lease))))
+        calls.push(
+          ...(await ctx.db.transaction(async (tx) => advanceBatch(ctx, tx, await claimDueExecutions(tx, 1, [id])))),
+        )
       } catch (failure) {
         ctx.log.error({ err: failure, executionId: id }, 'workflow execution failed; retried when its lease ends')
+        await ctx.db
+          .transaction((tx) => postponeExecution(tx, id, new Date(Date.now() + executionLeaseMs)))
+          .catch((postponing: unknown) => ctx.log.error({ err: postponing, executionId: id }, 'postponing failed'))
       }
     }
   }
   startCalls(ctx, calls)
+  return ids.length
 }

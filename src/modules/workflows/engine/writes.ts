@@ -79,7 +79,9 @@ export class BatchWrites {
         SET status = 'COMPLETED', output = coalesce(h.output, '{}'::jsonb) || v.output, completed_at = now(),
             updated_at = now()
         FROM jsonb_to_recordset(${JSON.stringify(this.waitEnds)}::jsonb) AS v("executionId" uuid, "stepId" uuid, output jsonb)
-        WHERE h.execution_id = v."executionId" AND h.step_id = v."stepId" AND h.status = 'WAITING'`)
+        WHERE h.execution_id = v."executionId" AND h.step_id = v."stepId" AND h.status = 'WAITING'
+          -- Without it the planner, blind to the recordset's size, hashes it against a scan of the whole history.
+          AND h.execution_id = ANY(${sql.param(this.waitEnds.map((end) => end.executionId))}::uuid[])`)
     }
     if (this.stepUpdates.length > 0) {
       await tx.execute(sql`

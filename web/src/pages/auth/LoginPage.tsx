@@ -1,3 +1,5 @@
+import { Anchor, Group } from '@mantine/core'
+import { Link } from 'react-router'
 import { AuthSwitch, CredentialsForm } from './CredentialsForm'
 
 export function LoginPage() {
@@ -7,6 +9,13 @@ export function LoginPage() {
       submitLabel="Log in"
       endpoint="/auth/login"
       then="/"
+      extra={
+        <Group justify="flex-end" mt={-8}>
+          <Anchor component={Link} to="/forgot-password" size="sm">
+            Forgot password?
+          </Anchor>
+        </Group>
+      }
       footer={
         <>
           No account yet? <AuthSwitch to="/signup">Sign up</AuthSwitch>

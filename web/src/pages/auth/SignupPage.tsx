@@ -6,7 +6,7 @@ export function SignupPage() {
       title="Create your account"
       submitLabel="Sign up"
       endpoint="/auth/signup"
-      passwordHint="At least 8 characters"
+      passwordHint="At least 8 characters, and not one of the most common passwords"
       then="/projects/new"
       footer={
         <>

@@ -38,7 +38,7 @@ export function DomainsPage() {
   )
 }
 
-function AddDomainForm({ queryKey }: { queryKey: unknown[] }) {
+export function AddDomainForm({ queryKey }: { queryKey: unknown[] }) {
   const [domain, setDomain] = useState('')
   const queryClient = useQueryClient()
   const add = useMutation({
@@ -83,7 +83,7 @@ function StatusBadge({ verified }: { verified: boolean }) {
   )
 }
 
-function DomainCard({ domain, queryKey }: { domain: Domain; queryKey: unknown[] }) {
+export function DomainCard({ domain, queryKey }: { domain: Domain; queryKey: unknown[] }) {
   const queryClient = useQueryClient()
   const verify = useMutation({
     mutationFn: () => api<Domain>(`/domains/${domain.id}/verify`),

@@ -1,0 +1,48 @@
+import { Alert, Anchor, Stack, Text } from '@mantine/core'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useSearchParams } from 'react-router'
+import { api } from '../../api/client'
+import { meQuery } from '../../api/session'
+import type { Message } from '../../api/types'
+import { ErrorAlert, Loading } from '../../components/states'
+import { AuthFrame } from './AuthFrame'
+import { ResendVerification } from './ResendVerification'
+
+/** The mailed verification link: POSTs its token once and says what happened. */
+export function VerifyEmailPage() {
+  const [params] = useSearchParams()
+  const token = params.get('token') ?? ''
+  const queryClient = useQueryClient()
+  const me = useQuery(meQuery)
+  // A query rather than a mutation: it runs once per token even when React mounts the page twice.
+  const verify = useQuery({
+    queryKey: ['verify-email', token],
+    queryFn: async () => {
+      const result = await api<Message>('/auth/verify-email', { method: 'POST', body: { token } })
+      await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
+      return result
+    },
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: Number.POSITIVE_INFINITY,
+  })
+  const user = me.data
+  return (
+    <AuthFrame title="Email verification">
+      <Stack>
+        {verify.isPending && <Loading label="Verifying your email address" />}
+        {verify.isSuccess && (
+          <Alert color="teal.9" variant="outline" title="Email verified" role="status">
+            <Text size="sm">{verify.data.data.message}.</Text>
+          </Alert>
+        )}
+        {verify.isError && <ErrorAlert error={verify.error} title="This link did not work" />}
+        {verify.isError && user && !user.emailVerified && <ResendVerification email={user.email} />}
+        {verify.isError && me.isSuccess && !user && <Text size="sm">Log in to ask for a new verification link.</Text>}
+        <Anchor component={Link} to={user ? '/' : '/login'}>
+          {user ? 'Go to the dashboard' : 'Log in'}
+        </Anchor>
+      </Stack>
+    </AuthFrame>
+  )
+}

@@ -1,0 +1,95 @@
+import { Anchor, Button, Group, Paper, Table, Text, Title } from '@mantine/core'
+import { useMutation, useQuery } from '@tanstack/react-query'
+import { api } from '../../api/client'
+import type { BillingConsumption, BillingInvoices, Project, SessionUrl } from '../../api/types'
+import { ErrorAlert, QueryState } from '../../components/states'
+import { canAdminister } from './roles'
+
+function money(minor: number, currency: string): string {
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(minor / 100)
+}
+
+/** Subscription, payment portal and invoices: shown only when the server has Stripe configured (`/config`). */
+export function StripeBilling({ project, consumption }: { project: Project; consumption?: BillingConsumption }) {
+  const base = `/users/@me/projects/${project.id}`
+  const invoices = useQuery({
+    queryKey: ['project', project.id, 'billing-invoices'],
+    queryFn: () => api<BillingInvoices>(`${base}/billing-invoices`),
+    retry: false,
+  })
+  // Both answer a Stripe page to open; the browser leaves the dashboard for it.
+  const open = useMutation({
+    mutationFn: (path: 'checkout' | 'billing-portal') => api<SessionUrl>(`${base}/${path}`, { method: 'POST' }),
+    onSuccess: ({ url }) => window.location.assign(url),
+  })
+  const subscription = consumption?.subscription
+  return (
+    <Paper withBorder p="lg" component="section" aria-labelledby="billing-subscription">
+      <Title order={2} size="h4" mb="xs" id="billing-subscription">
+        Subscription
+      </Title>
+      <Text size="sm" mb="sm">
+        Status: {subscription?.status ?? 'no subscription'}
+        {subscription?.paymentPaused && ' — sending is paused until the unpaid invoice is paid.'}
+      </Text>
+      {open.isError && <ErrorAlert error={open.error} title="Stripe could not be opened" />}
+      {canAdminister(project) && (
+        <Group mb="md">
+          {!subscription?.status && (
+            <Button loading={open.isPending && open.variables === 'checkout'} onClick={() => open.mutate('checkout')}>
+              Subscribe
+            </Button>
+          )}
+          <Button
+            variant="default"
+            loading={open.isPending && open.variables === 'billing-portal'}
+            onClick={() => open.mutate('billing-portal')}
+          >
+            Manage payment and plan
+          </Button>
+        </Group>
+      )}
+      <Title order={3} size="h5" mb="xs">
+        Invoices
+      </Title>
+      <QueryState query={invoices} label="Loading invoices">
+        {({ invoices: list }) =>
+          list.length === 0 ? (
+            <Text size="sm" c="dimmed">
+              No invoices yet.
+            </Text>
+          ) : (
+            <Table aria-label="Invoices">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Number</Table.Th>
+                  <Table.Th scope="col">Date</Table.Th>
+                  <Table.Th scope="col">Total</Table.Th>
+                  <Table.Th scope="col">Status</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((invoice) => (
+                  <Table.Tr key={invoice.id}>
+                    <Table.Td>
+                      {invoice.hostedInvoiceUrl ? (
+                        <Anchor href={invoice.hostedInvoiceUrl} target="_blank" rel="noreferrer">
+                          {invoice.number ?? invoice.id}
+                        </Anchor>
+                      ) : (
+                        (invoice.number ?? invoice.id)
+                      )}
+                    </Table.Td>
+                    <Table.Td>{new Date(invoice.created).toLocaleDateString()}</Table.Td>
+                    <Table.Td>{money(invoice.total, invoice.currency)}</Table.Td>
+                    <Table.Td>{invoice.paid ? 'Paid' : (invoice.status ?? 'Open')}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )
+        }
+      </QueryState>
+    </Paper>
+  )
+}

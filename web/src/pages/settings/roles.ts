@@ -1,0 +1,5 @@
+import type { Project } from '../../api/types'
+
+// The README's role table: admins manage settings, members and billing; only owners reset, delete and manage owners.
+export const canAdminister = (project: Project) => project.role !== 'MEMBER'
+export const isOwner = (project: Project) => project.role === 'OWNER'
