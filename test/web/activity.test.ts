@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { addDomain, browserSession, callApi, sendEmail, startProject, waitForCapture } from './flows.js'
+import { addDomain, browserSession, fetchApi, sendEmail, startProject, waitForCapture } from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -14,7 +14,7 @@ type Feed = { total: number; data: { type: string; name: string }[] }
 async function waitForApi<T>(base: string, key: string, url: string, done: (body: T) => boolean): Promise<T> {
   const deadline = Date.now() + 60_000
   for (;;) {
-    const { body } = await callApi<T>(base, key, 'GET', url)
+    const { body } = await fetchApi<T>(base, key, 'GET', url)
     if (done(body)) return body
     if (Date.now() > deadline) throw new Error(`GET ${url} never settled: ${JSON.stringify(body)}`)
     await new Promise((resolve) => setTimeout(resolve, 250))
@@ -22,7 +22,7 @@ async function waitForApi<T>(base: string, key: string, url: string, done: (body
 }
 
 async function track(base: string, key: string, email: string, event: string, data: object = {}) {
-  const tracked = await callApi(base, key, 'POST', '/v1/track', { email, event, data })
+  const tracked = await fetchApi(base, key, 'POST', '/v1/track', { email, event, data })
   expect(tracked.status).toBe(200)
 }
 
@@ -50,7 +50,7 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
     await waitForApi<{ data: string[] }>(server.url, key, '/activity/types', (body) =>
       ['email.sent', 'event.triggered'].every((type) => body.data.includes(type)),
     )
-    const all = await callApi<Feed>(server.url, key, 'GET', '/activity?limit=25')
+    const all = await fetchApi<Feed>(server.url, key, 'GET', '/activity?limit=25')
 
     await page.getByRole('link', { name: 'Activity' }).click()
     const table = page.getByRole('table', { name: 'Activity' })
@@ -60,7 +60,7 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
     await page.getByRole('combobox', { name: 'Types' }).click()
     await page.getByRole('option', { name: 'event.triggered' }).click()
     await page.keyboard.press('Escape')
-    const triggered = await callApi<Feed>(server.url, key, 'GET', '/activity?types=event.triggered')
+    const triggered = await fetchApi<Feed>(server.url, key, 'GET', '/activity?types=event.triggered')
     expect(triggered.body.total).toBe(1)
     await page.getByText('1 entry', { exact: true }).waitFor()
     const rows = await table.locator('tbody tr').allInnerTexts()
@@ -76,9 +76,9 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Suppressions')
     const audit = accessibilityAudit(page)
-    expect((await callApi(server.url, key, 'POST', '/suppressions', { email: 'gone@lift.example' })).status).toBe(201)
+    expect((await fetchApi(server.url, key, 'POST', '/suppressions', { email: 'gone@lift.example' })).status).toBe(201)
     const listed = async () =>
-      (await callApi<{ data: { email: string }[] }>(server.url, key, 'GET', '/suppressions')).body.data.map(
+      (await fetchApi<{ data: { email: string }[] }>(server.url, key, 'GET', '/suppressions')).body.data.map(
         (row) => row.email,
       )
 
@@ -141,7 +141,7 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
       `/analytics/top-events?from=${encodeURIComponent(from)}&limit=10`,
       (body) => body.events.reduce((sum, event) => sum + event.count, 0) === 3,
     )
-    const stats = await callApi<{
+    const stats = await fetchApi<{
       total: number
       last24Hours: number
       last7Days: number

@@ -3,7 +3,7 @@ import type { z } from 'zod'
 import type { fieldList, ImportView } from '../../src/modules/contacts/schemas.js'
 import { uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { browserSession, callApi, startProject } from './flows.js'
+import { browserSession, fetchApi, startProject } from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -63,7 +63,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     expect(seen).toEqual([...seen].sort((a, b) => a - b))
 
     const jobId = new URL(page.url()).searchParams.get('job') ?? ''
-    const job = await callApi<ImportView>(server.url, key, 'GET', `/contacts/import/${jobId}`)
+    const job = await fetchApi<ImportView>(server.url, key, 'GET', `/contacts/import/${jobId}`)
     expect(job.body).toMatchObject({ state: 'completed', totalRows: 300, created: 297, updated: 0, failed: 3 })
     const totals = await page.getByRole('list', { name: 'Import totals' }).getByRole('listitem').allInnerTexts()
     expect(totals.map((text) => text.replace(/\s+/g, ' ').toLowerCase())).toEqual([
@@ -83,7 +83,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     await page.getByRole('link', { name: 'All contacts' }).click()
     await page.getByText('297 contacts').waitFor()
     await page.getByRole('link', { name: 'Fields' }).click()
-    const fields = await callApi<z.infer<typeof fieldList>>(server.url, key, 'GET', '/contacts/fields')
+    const fields = await fetchApi<z.infer<typeof fieldList>>(server.url, key, 'GET', '/contacts/fields')
     const plan = fields.body.fields.find((field) => field.field === 'plan')
     expect(plan).toMatchObject({ type: 'string', count: 297, coverage: 100 })
     const planRow = page.getByRole('row').filter({ hasText: 'data.plan' })
@@ -101,7 +101,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     await dialog.getByRole('button', { name: 'Delete field' }).click()
     await page.getByText('Removed data.age from 297 contacts').waitFor()
     await ageRow.waitFor({ state: 'detached' })
-    const after = await callApi<z.infer<typeof fieldList>>(server.url, key, 'GET', '/contacts/fields')
+    const after = await fetchApi<z.infer<typeof fieldList>>(server.url, key, 'GET', '/contacts/fields')
     expect(after.body.fields.map((field) => field.field)).not.toContain('age')
   })
 
@@ -110,20 +110,20 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     const key = await startProject(page, server.url, uniqueEmail(), 'Bulk')
     const ids: Record<string, string> = {}
     for (const name of ['ann', 'ben', 'cid', 'dot']) {
-      const created = await callApi<{ id: string }>(server.url, key, 'POST', '/contacts', {
+      const created = await fetchApi<{ id: string }>(server.url, key, 'POST', '/contacts', {
         email: `${name}@bulk.example`,
         subscribed: true,
       })
       ids[name] = created.body.id
     }
-    const segment = await callApi<{ id: string }>(server.url, key, 'POST', '/segments', {
+    const segment = await fetchApi<{ id: string }>(server.url, key, 'POST', '/segments', {
       name: 'VIPs',
       type: 'STATIC',
       condition: { logic: 'AND', groups: [] },
     })
     expect(segment.status).toBe(201)
     const subscribed = async (name: string) =>
-      (await callApi<{ subscribed: boolean }>(server.url, key, 'GET', `/contacts/${ids[name]}`)).body.subscribed
+      (await fetchApi<{ subscribed: boolean }>(server.url, key, 'GET', `/contacts/${ids[name]}`)).body.subscribed
 
     await page.getByRole('link', { name: 'Contacts' }).click()
     await page.getByRole('checkbox', { name: 'Select ann@bulk.example' }).check()
@@ -142,7 +142,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     await page.getByRole('option', { name: 'VIPs' }).click()
     await page.getByRole('button', { name: 'Add to segment' }).click()
     await page.getByText('Added 2 contacts to VIPs').waitFor()
-    const members = await callApi<{ data: { email: string }[] }>(
+    const members = await fetchApi<{ data: { email: string }[] }>(
       server.url,
       key,
       'GET',
@@ -154,11 +154,11 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     await page.getByRole('button', { name: 'Delete…' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete 1 contact?' })
     await dialog.getByRole('button', { name: 'Cancel' }).click()
-    expect((await callApi(server.url, key, 'GET', `/contacts/${ids.cid}`)).status).toBe(200)
+    expect((await fetchApi(server.url, key, 'GET', `/contacts/${ids.cid}`)).status).toBe(200)
     await page.getByRole('button', { name: 'Delete…' }).click()
     await dialog.getByRole('button', { name: 'Delete 1 contact' }).click()
     await page.getByText('Deleted 1 of 1 contacts').waitFor()
-    expect((await callApi(server.url, key, 'GET', `/contacts/${ids.cid}`)).status).toBe(404)
+    expect((await fetchApi(server.url, key, 'GET', `/contacts/${ids.cid}`)).status).toBe(404)
     await expect.poll(() => table.getByRole('link').allInnerTexts()).not.toContain('cid@bulk.example')
   })
 
@@ -166,7 +166,7 @@ suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Contacts audit')
     const audit = accessibilityAudit(page)
-    await callApi(server.url, key, 'POST', '/contacts', { email: 'axe@audit.example', data: { plan: 'pro' } })
+    await fetchApi(server.url, key, 'POST', '/contacts', { email: 'axe@audit.example', data: { plan: 'pro' } })
     await page.getByRole('link', { name: 'Contacts' }).click()
     await page.getByRole('checkbox', { name: 'Select axe@audit.example' }).check()
     await page.getByRole('region', { name: 'Bulk actions' }).waitFor()

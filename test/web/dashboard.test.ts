@@ -183,6 +183,9 @@ suite(name, { timeout }, () => {
     await page.getByRole('textbox', { name: 'From address', exact: true }).fill('news@audit.example')
     await expectAccessible(page, 'new campaign')
     await page.getByRole('button', { name: 'Save draft' }).click()
+    // A saved campaign opens on its own page, to send it from there.
+    await page.getByRole('heading', { name: 'November news' }).waitFor()
+    await page.getByRole('link', { name: 'All campaigns' }).click()
     await page.getByRole('table', { name: 'Campaigns' }).getByText('November news').waitFor()
     expect(await page.getByRole('table', { name: 'Campaigns' }).textContent()).toContain('DRAFT')
     await expectAccessible(page, 'campaigns')

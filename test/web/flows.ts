@@ -117,8 +117,8 @@ export async function startProject(page: Page, base: string, email: string, name
   return readSecretKey(page)
 }
 
-/** A JSON call to the API with the project's secret key, as an integration makes it. */
-export async function callApi<T>(base: string, key: string, method: string, url: string, body?: unknown) {
+/** A JSON call to the API with the project's secret key, as an integration makes it: its status and body. */
+export async function fetchApi<T>(base: string, key: string, method: string, url: string, body?: unknown) {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: {
@@ -129,4 +129,41 @@ export async function callApi<T>(base: string, key: string, method: string, url:
   })
   const text = await response.text()
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T }
+}
+
+/** A JSON call to the API with the project's secret key, as a test's setup or its check of what the page shows. */
+export async function callApi<T>(base: string, key: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as T
+}
+
+/** Picks an option of a Mantine Select (or Autocomplete) found by its accessible name inside `scope`. */
+export async function chooseOption(
+  page: Page,
+  scope: Pick<Page, 'getByRole'>,
+  label: string,
+  option: string,
+): Promise<void> {
+  await scope.getByRole('combobox', { name: label, exact: true }).click()
+  await page.getByRole('option', { name: option, exact: true }).click()
+}
+
+/**
+ * Five contacts by API: `pro0`–`pro2` on the pro plan (`pro2` unsubscribed) and `free3`, `free4` on the free one,
+ * all `@people.example`.
+ */
+export async function addPlanContacts(base: string, key: string): Promise<void> {
+  const plans = ['pro', 'pro', 'pro', 'free', 'free']
+  for (const [index, plan] of plans.entries()) {
+    await callApi(base, key, 'POST', '/contacts', {
+      email: `${plan}${index}@people.example`,
+      subscribed: index !== 2,
+      data: { plan },
+    })
+  }
 }

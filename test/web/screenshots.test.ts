@@ -103,6 +103,53 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.getByRole('table', { name: 'Campaigns' }).getByText('Pro plan launch').waitFor()
     await shot('campaigns')
 
+    const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      expect(response.ok).toBe(true)
+      return (await response.json()) as T
+    }
+    const segment = await api<{ id: string }>('POST', '/segments', {
+      name: 'Recently signed up',
+      description: 'Signed up in the last 30 days, on any plan',
+      trackMembership: true,
+      condition: {
+        logic: 'AND',
+        groups: [
+          {
+            filters: [
+              { field: 'event.signed-up', operator: 'triggeredWithin', value: 30, unit: 'days' },
+              { field: 'email', operator: 'notContains', value: 'bletchley' },
+            ],
+          },
+        ],
+      },
+    })
+    await page.getByRole('link', { name: 'Segments' }).click()
+    await page.getByRole('link', { name: 'Recently signed up' }).click()
+    await page.getByTestId('segment-member-total').waitFor()
+    await shot('segment')
+    await page.getByRole('link', { name: 'Edit' }).click()
+    await page.getByTestId('segment-preview-count').filter({ hasText: '2' }).waitFor()
+    await shot('segment-editor')
+
+    const launch = await api<{ data: { id: string } }>('POST', '/campaigns', {
+      name: 'Welcome series',
+      subject: 'Getting the most from your engine',
+      from: 'news@engines.example',
+      body: '<p>Tips</p>',
+      audienceType: 'SEGMENT',
+      segmentId: segment.id,
+    })
+    await api('POST', `/campaigns/${launch.data.id}/send`, {})
+    await page.goto(appUrl(server.url, `/campaigns/${launch.data.id}`))
+    await page.getByTestId('campaign-status').filter({ hasText: 'SENT' }).waitFor({ timeout: 60_000 })
+    await page.getByRole('figure', { name: 'Activity over time' }).waitFor()
+    await shot('campaign')
+
     await waitForCapture(server.url, key, 'Welcome aboard, Grace')
     await page.getByRole('link', { name: 'Mailbox' }).click()
     await page.getByRole('link', { name: /Welcome aboard, Grace/ }).click()

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { addDomain, browserSession, callApi, startProject } from './flows.js'
+import { addDomain, browserSession, fetchApi, startProject } from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -38,7 +38,7 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     const broken = '<p>one</p>\n<p>two</p>\n{% if plan %}\n<p>pro</p>'
     await body(page).fill(broken)
 
-    const api = await callApi<ApiError>(server.url, key, 'POST', '/templates/preview', { body: broken })
+    const api = await fetchApi<ApiError>(server.url, key, 'POST', '/templates/preview', { body: broken })
     expect(api.status).toBe(400)
     expect(api.body.error.details.line).toBe(3)
     // The mark sits on the third line, with the API's message under the editor.
@@ -61,7 +61,7 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     await page.keyboard.insertText('\n{% endif %}<p><a href="https://liquid.example/pricing">Pricing</a></p>')
     await mark.waitFor({ state: 'detached' })
     const fixed = `${broken}\n{% endif %}<p><a href="https://liquid.example/pricing">Pricing</a></p>`
-    const rendered = await callApi<{ text: string; subject: string }>(server.url, key, 'POST', '/templates/preview', {
+    const rendered = await fetchApi<{ text: string; subject: string }>(server.url, key, 'POST', '/templates/preview', {
       subject: 'Hello {{ email ?? "there" }}',
       body: fixed,
     })
@@ -86,7 +86,7 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
 
     const image = previewFrame(page).locator('img')
     await image.waitFor({ state: 'attached' })
-    const uploads = await callApi<{ data: { url: string }[] }>(server.url, key, 'GET', '/uploads')
+    const uploads = await fetchApi<{ data: { url: string }[] }>(server.url, key, 'GET', '/uploads')
     expect(uploads.body.data).toHaveLength(1)
     const url = uploads.body.data[0]?.url ?? ''
     expect(await image.getAttribute('src')).toBe(url)
@@ -96,14 +96,14 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
 
     await page.getByRole('button', { name: 'Create template' }).click()
     await page.getByRole('heading', { name: 'Edit Banner' }).waitFor()
-    const saved = await callApi<{ data: { body: string }[] }>(server.url, key, 'GET', '/templates')
+    const saved = await fetchApi<{ data: { body: string }[] }>(server.url, key, 'GET', '/templates')
     expect(saved.body.data[0]?.body).toContain(`<img src="${url}"`)
   })
 
   it('inserts a contact field from the variable help, previews it as a contact, saves, shows usage and duplicates', async () => {
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Variables')
-    await callApi(server.url, key, 'POST', '/contacts', { email: 'v@variables.example', data: { plan: 'pro' } })
+    await fetchApi(server.url, key, 'POST', '/contacts', { email: 'v@variables.example', data: { plan: 'pro' } })
     await addDomain(page, 'variables.example')
     await newTemplate(page, 'variables.example', 'Welcome')
     await body(page).fill('<p>Your plan: </p>')
@@ -130,7 +130,7 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     await page.getByText('No campaign or workflow uses this template.').waitFor()
     await page.getByRole('button', { name: 'Duplicate' }).click()
     await page.getByRole('heading', { name: 'Edit Welcome (copy)' }).waitFor()
-    const list = await callApi<{ data: { name: string; body: string }[] }>(server.url, key, 'GET', '/templates')
+    const list = await fetchApi<{ data: { name: string; body: string }[] }>(server.url, key, 'GET', '/templates')
     expect(list.body.data.map((template) => template.name).sort()).toEqual(['Welcome', 'Welcome (copy)'])
     expect(list.body.data.every((template) => template.body === '<p>Your plan: {{ data.plan }}</p>')).toBe(true)
   })

@@ -8,7 +8,16 @@ import type {
   billingLimitsView,
   sessionUrlView,
 } from '@server/modules/billing/schemas.js'
-import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
+import type {
+  audienceCount,
+  audienceCountBody,
+  campaignCreate,
+  campaignEnvelope,
+  campaignPage,
+  campaignStats,
+  campaignTimeseries,
+  campaignUpdate,
+} from '@server/modules/campaigns/schemas.js'
 import type { configView } from '@server/modules/config/schemas.js'
 import type {
   bulkView,
@@ -20,7 +29,7 @@ import type {
   usageView,
 } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
-import type { eventPage, eventStats } from '@server/modules/events/schemas.js'
+import type { eventNameList, eventPage, eventStats } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
 import type {
   invitationResponse,
@@ -36,7 +45,15 @@ import type {
   projectView,
 } from '@server/modules/projects/schemas.js'
 import type { securityView } from '@server/modules/reputation/schemas.js'
-import type { membersAdded, segmentList } from '@server/modules/segments/schemas.js'
+import type {
+  membersAdded,
+  membersRemoved,
+  segmentContactsPage,
+  segmentCreate,
+  segmentList,
+  segmentPreview,
+  segmentUpdate,
+} from '@server/modules/segments/schemas.js'
 import type { setupStateView } from '@server/modules/setup-state/service.js'
 import type { suppressionCreate, suppressionPage } from '@server/modules/suppressions/schemas.js'
 import type {
@@ -122,3 +139,14 @@ export type TopCampaigns = Response<typeof topCampaigns>
 export type TopEvents = Response<typeof topEvents>
 export type EventStats = Response<typeof eventStats>
 export type FieldUsage = Response<typeof usageView>
+export type EventNameList = Response<typeof eventNameList>
+export type SegmentInput = Request<typeof segmentCreate>
+export type SegmentUpdate = Request<typeof segmentUpdate>
+export type SegmentPreview = Response<typeof segmentPreview>
+export type SegmentContactsPage = Response<typeof segmentContactsPage>
+export type MembersRemoved = Response<typeof membersRemoved>
+export type CampaignUpdate = Request<typeof campaignUpdate>
+export type CampaignStats = Response<typeof campaignStats>
+export type CampaignTimeseries = Response<typeof campaignTimeseries>
+export type AudienceCountInput = Request<typeof audienceCountBody>
+export type AudienceCount = Response<typeof audienceCount>
