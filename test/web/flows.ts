@@ -59,3 +59,21 @@ export async function waitForCapture(base: string, key: string, subject: string,
   }
   throw new Error(`no captured message "${subject}" after ${timeoutMs} ms`)
 }
+
+/** A POST to the public API with the project's secret key; the answer's JSON, checked for the expected status. */
+export async function postWithKey(base: string, key: string, path: string, body: unknown, status = 200) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const json: unknown = await response.json()
+  if (response.status !== status) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`)
+  return json as { id?: string } & Record<string, unknown>
+}
+
+/** Picks an option of a Mantine Select or Autocomplete by its label. */
+export async function pickOption(page: Page, label: string, option: string | RegExp): Promise<void> {
+  await page.getByRole('combobox', { name: label, exact: true }).click()
+  await page.getByRole('option', { name: option }).click()
+}

@@ -1,0 +1,251 @@
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { uniqueEmail } from '../helpers/factories.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { addDomain, createProject, pickOption, postWithKey, readSecretKey, signUp, waitForCapture } from './flows.js'
+
+const chromiumPath = findChromium()
+const suite = chromiumPath ? describe : describe.skip
+const timeout = 300_000
+const name = chromiumPath ? 'workflows in chromium' : 'workflows in chromium (skipped: no chromium binary found)'
+
+/** A project with a sender domain and a transactional template, ready for workflows; answers its secret key. */
+async function setUpProject(page: Page, base: string, project: string, domain: string): Promise<string> {
+  await signUp(page, base, uniqueEmail())
+  await createProject(page, project)
+  const key = await readSecretKey(page)
+  await addDomain(page, domain)
+  await postWithKey(
+    base,
+    key,
+    '/templates',
+    {
+      name: 'Thanks',
+      subject: 'Thanks for your order',
+      body: '<p>Hello {{email}}, thanks for your order.</p>',
+      from: `orders@${domain}`,
+      type: 'TRANSACTIONAL',
+    },
+    201,
+  )
+  return key
+}
+
+async function createWorkflow(page: Page, workflowName: string, eventName: string): Promise<void> {
+  await page.getByRole('link', { name: 'Workflows' }).click()
+  await page.getByRole('button', { name: 'New workflow' }).first().click()
+  const dialog = page.getByRole('dialog', { name: 'New workflow' })
+  await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill(workflowName)
+  await dialog.getByRole('combobox', { name: 'Trigger event' }).fill(eventName)
+  await dialog.getByRole('button', { name: 'Create workflow' }).click()
+  await page.getByRole('heading', { name: workflowName, level: 1 }).waitFor()
+}
+
+/** Opens a step from the editor's step list (or the panel's close first) and waits for its panel. */
+async function selectStep(page: Page, stepName: string): Promise<void> {
+  const close = page.getByRole('button', { name: 'Close step panel' })
+  if (await close.isVisible()) await close.click()
+  await page.getByRole('navigation', { name: 'Steps' }).getByRole('button', { name: stepName, exact: true }).click()
+  await page.getByRole('heading', { name: stepName, level: 2 }).waitFor()
+}
+
+async function addSendEmailAfter(page: Page, button = 'Add step after'): Promise<void> {
+  await page.getByRole('button', { name: button }).click()
+  const dialog = page.getByRole('dialog')
+  await pickOption(page, 'Template', /Thanks — Thanks for your order/)
+  await dialog.getByRole('button', { name: 'Add step' }).click()
+  await dialog.waitFor({ state: 'detached' })
+}
+
+async function addDelayAfter(page: Page, amount: string): Promise<void> {
+  await page.getByRole('button', { name: 'Add step after' }).click()
+  const dialog = page.getByRole('dialog')
+  await pickOption(page, 'Step type', 'Delay')
+  await dialog.getByRole('textbox', { name: 'Wait for' }).fill(amount)
+  await pickOption(page, 'Unit', 'Days')
+  await dialog.getByRole('button', { name: 'Add step' }).click()
+}
+
+async function enable(page: Page): Promise<void> {
+  await page.getByRole('switch', { name: 'Enabled' }).click()
+  await expect.poll(() => page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(true)
+}
+
+suite(name, { timeout }, () => {
+  let server: TestServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+
+  beforeAll(async () => {
+    await ensureWebBuild()
+    server = await startTestServer()
+    browser = await launchBrowser(chromiumPath ?? '')
+  }, 180_000)
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    page = await context.newPage()
+  })
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail') {
+      await page.screenshot({ path: path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`) }).catch(() => {})
+    }
+    await context.close()
+  })
+
+  it('builds a two-step workflow, runs it on a tracked event, and shows the history and the email', async () => {
+    const audit = accessibilityAudit(page)
+    const key = await setUpProject(page, server.url, 'Orders', 'orders.example')
+
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    await page.getByText('No workflows yet').waitFor()
+    await audit.check('workflows (empty)')
+    await createWorkflow(page, 'Order follow-up', 'order.placed')
+    // A new workflow is its trigger alone, disabled.
+    expect(await page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(false)
+    await page.getByRole('group', { name: 'Trigger step Trigger: order.placed' }).waitFor()
+    await audit.check('workflow editor')
+
+    await selectStep(page, 'Trigger: order.placed')
+    expect(await page.getByText('not connected').isVisible()).toBe(true)
+    await page.getByRole('button', { name: 'Add step after' }).click()
+    await page.getByRole('dialog', { name: 'Add a step after Trigger: order.placed' }).waitFor()
+    await audit.check('add step dialog')
+    await page.keyboard.press('Escape')
+    await addSendEmailAfter(page)
+
+    // The new step is on the graph, after the trigger, and its panel is open.
+    await page.getByRole('group', { name: 'Send email step Send email' }).waitFor()
+    await page.getByRole('heading', { name: 'Send email', level: 2 }).waitFor()
+    expect(await page.getByRole('group', { name: 'Send email step Send email' }).textContent()).toContain(
+      'Template: Thanks',
+    )
+    await selectStep(page, 'Trigger: order.placed')
+    await page.getByText('leads to Send email').waitFor()
+    await audit.check('workflow editor with a step')
+    await enable(page)
+
+    await postWithKey(server.url, key, '/v1/track', {
+      email: 'buyer@example.net',
+      event: 'order.placed',
+      subscribed: true,
+    })
+
+    await page.getByRole('link', { name: 'Executions' }).click()
+    await page.getByRole('heading', { name: 'Executions of Order follow-up' }).waitFor()
+    const executions = page.getByRole('table', { name: 'Executions' })
+    await expect.poll(() => executions.textContent(), { timeout: 60_000 }).toContain('COMPLETED')
+    expect(await executions.textContent()).toContain('buyer@example.net')
+    await audit.check('executions')
+
+    await executions.getByRole('link', { name: 'buyer@example.net' }).click()
+    await page.getByRole('heading', { name: 'Execution for buyer@example.net' }).waitFor()
+    const history = page.getByRole('table', { name: 'Step history' })
+    await expect.poll(() => history.getByRole('row').count()).toBe(3)
+    const rows = await history.getByRole('row').allTextContents()
+    expect(rows[1]).toContain('Trigger: order.placed')
+    expect(rows[2]).toContain('Send email')
+    expect(rows[2]).toContain('COMPLETED')
+    await audit.check('execution')
+
+    await waitForCapture(server.url, key, 'Thanks for your order')
+    await page.getByRole('link', { name: 'Mailbox' }).click()
+    await page.getByRole('link', { name: /Thanks for your order/ }).click()
+    await expect
+      .poll(async () => page.getByRole('table', { name: 'Message headers' }).textContent())
+      .toContain('buyer@example.net')
+
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    const list = page.getByRole('table', { name: 'Workflows' })
+    await list.getByRole('link', { name: 'Order follow-up' }).waitFor()
+    const row = await list.getByRole('row').nth(1).textContent()
+    expect(row).toContain('Event: order.placed')
+    expect(row).toContain('Enabled')
+    await audit.check('workflows')
+    audit.expectClean()
+  })
+
+  it("shows the API's refusals: a loop, a step or workflow an execution is waiting in, a bad config", async () => {
+    const key = await setUpProject(page, server.url, 'Drip', 'drip.example')
+    await createWorkflow(page, 'Drip', 'signed.up')
+    await selectStep(page, 'Trigger: signed.up')
+
+    // A field error from the API (422 at config.amount) shows next to its field.
+    await addDelayAfter(page, '400')
+    const amount = page.getByRole('dialog').getByRole('textbox', { name: 'Wait for' })
+    await expect.poll(() => amount.getAttribute('aria-invalid')).toBe('true')
+    expect(await page.getByRole('dialog').textContent()).toContain('A delay may last at most 365 days')
+    await amount.fill('2')
+    await page.getByRole('dialog').getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Delay', level: 2 }).waitFor()
+    await addSendEmailAfter(page)
+    await page.getByRole('heading', { name: 'Send email', level: 2 }).waitFor()
+
+    // Send email → Delay would close a loop.
+    await pickOption(page, 'Connect to', 'Delay')
+    await page.getByRole('button', { name: 'Connect', exact: true }).click()
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toContain('This connection would create a loop in the workflow')
+
+    await enable(page)
+    await postWithKey(server.url, key, '/v1/track', { email: 'new@example.net', event: 'signed.up', subscribed: true })
+    await page.getByRole('link', { name: 'Executions' }).click()
+    const executions = page.getByRole('table', { name: 'Executions' })
+    await expect.poll(() => executions.textContent(), { timeout: 60_000 }).toContain('WAITING')
+    expect(await executions.textContent()).toContain('Delay')
+
+    // The execution waits on the delay: splicing it out would strand it.
+    await page.getByRole('link', { name: 'Back to Drip' }).click()
+    await selectStep(page, 'Delay')
+    await page.getByRole('button', { name: 'Delete and reconnect' }).click()
+    const confirm = page.getByRole('dialog', { name: 'Delete Delay?' })
+    await confirm.getByRole('button', { name: 'Delete step' }).click()
+    await expect
+      .poll(() => confirm.getByRole('alert').textContent())
+      .toContain('Cannot splice this step out while 1 execution(s) are on step "Delay"')
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+
+    // A manual start with context, for the same contact, opens the new execution's page.
+    await page.getByRole('button', { name: 'Start execution…' }).click()
+    const start = page.getByRole('dialog', { name: 'Start Drip' })
+    await start.getByRole('combobox', { name: 'Contact' }).fill('new@')
+    await page.getByRole('option', { name: 'new@example.net' }).click()
+    await start.getByRole('textbox', { name: 'Context (optional)' }).fill('{"coupon": "WELCOME10"}')
+    await start.getByRole('button', { name: 'Start execution' }).click()
+    await page.getByRole('heading', { name: 'Execution for new@example.net' }).waitFor()
+    await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Hand')
+    expect(await page.getByText('WELCOME10').isVisible()).toBe(true)
+
+    // Deleting the workflow is refused while executions are active.
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    await page.getByRole('button', { name: 'Delete Drip' }).click()
+    const remove = page.getByRole('dialog', { name: 'Delete Drip?' })
+    await remove.getByRole('button', { name: 'Delete workflow' }).click()
+    await expect
+      .poll(() => remove.getByRole('alert').textContent())
+      .toContain('Cannot delete workflow: it has 2 active execution(s)')
+    await remove.getByRole('button', { name: 'Cancel' }).click()
+
+    // Cancel all, then the delete goes through.
+    await page.getByRole('link', { name: '2 executions of Drip' }).click()
+    await page.getByRole('button', { name: 'Cancel all active…' }).click()
+    await page
+      .getByRole('dialog', { name: 'Cancel every active execution?' })
+      .getByRole('button', { name: 'Cancel all' })
+      .click()
+    await page.getByText('2 execution(s) cancelled').waitFor()
+    await expect.poll(async () => (await executions.textContent())?.match(/CANCELLED/g)?.length).toBe(2)
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    await page.getByRole('button', { name: 'Delete Drip' }).click()
+    await page.getByRole('dialog', { name: 'Delete Drip?' }).getByRole('button', { name: 'Delete workflow' }).click()
+    await page.getByText('No workflows yet').waitFor()
+  })
+})
