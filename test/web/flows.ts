@@ -77,3 +77,8 @@ export async function pickOption(page: Page, label: string, option: string | Reg
   await page.getByRole('combobox', { name: label, exact: true }).click()
   await page.getByRole('option', { name: option }).click()
 }
+
+/** Closes the toasts, which sit over the top-right of the page for a few seconds. */
+export async function dismissToasts(page: Page): Promise<void> {
+  for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click()
+}

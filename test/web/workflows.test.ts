@@ -5,7 +5,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { uniqueEmail } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
-import { addDomain, createProject, pickOption, postWithKey, readSecretKey, signUp, waitForCapture } from './flows.js'
+import {
+  addDomain,
+  createProject,
+  dismissToasts,
+  pickOption,
+  postWithKey,
+  readSecretKey,
+  signUp,
+  waitForCapture,
+} from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -42,6 +51,7 @@ async function createWorkflow(page: Page, workflowName: string, eventName: strin
   await dialog.getByRole('combobox', { name: 'Trigger event' }).fill(eventName)
   await dialog.getByRole('button', { name: 'Create workflow' }).click()
   await page.getByRole('heading', { name: workflowName, level: 1 }).waitFor()
+  await dismissToasts(page)
 }
 
 /** Opens a step from the editor's step list (or the panel's close first) and waits for its panel. */
@@ -72,6 +82,7 @@ async function addDelayAfter(page: Page, amount: string): Promise<void> {
 async function enable(page: Page): Promise<void> {
   await page.getByRole('switch', { name: 'Enabled' }).click()
   await expect.poll(() => page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(true)
+  await dismissToasts(page)
 }
 
 suite(name, { timeout }, () => {
@@ -164,7 +175,7 @@ suite(name, { timeout }, () => {
 
     await page.getByRole('link', { name: 'Workflows' }).click()
     const list = page.getByRole('table', { name: 'Workflows' })
-    await list.getByRole('link', { name: 'Order follow-up' }).waitFor()
+    await list.getByRole('link', { name: 'Order follow-up', exact: true }).waitFor()
     const row = await list.getByRole('row').nth(1).textContent()
     expect(row).toContain('Event: order.placed')
     expect(row).toContain('Enabled')
@@ -213,14 +224,15 @@ suite(name, { timeout }, () => {
       .toContain('Cannot splice this step out while 1 execution(s) are on step "Delay"')
     await confirm.getByRole('button', { name: 'Cancel' }).click()
 
-    // A manual start with context, for the same contact, opens the new execution's page.
+    // A manual start with context, for another contact (this one may not re-enter), opens the execution's page.
+    await postWithKey(server.url, key, '/contacts', { email: 'second@example.net', subscribed: true }, 201)
     await page.getByRole('button', { name: 'Start execution…' }).click()
     const start = page.getByRole('dialog', { name: 'Start Drip' })
-    await start.getByRole('combobox', { name: 'Contact' }).fill('new@')
-    await page.getByRole('option', { name: 'new@example.net' }).click()
+    await start.getByRole('combobox', { name: 'Contact' }).fill('second@')
+    await page.getByRole('option', { name: 'second@example.net' }).click()
     await start.getByRole('textbox', { name: 'Context (optional)' }).fill('{"coupon": "WELCOME10"}')
     await start.getByRole('button', { name: 'Start execution' }).click()
-    await page.getByRole('heading', { name: 'Execution for new@example.net' }).waitFor()
+    await page.getByRole('heading', { name: 'Execution for second@example.net' }).waitFor()
     await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Hand')
     expect(await page.getByText('WELCOME10').isVisible()).toBe(true)
 

@@ -1,9 +1,8 @@
 import { Button, Group, Modal, Select, Stack, Text } from '@mantine/core'
 import { useState } from 'react'
-import { ApiError } from '../../api/client'
 import type { StepType, WorkflowStep } from '../../api/types'
-import { ErrorAlert } from '../../components/states'
 import { exitLabel, type StepExit, transitionOf } from '../../components/workflow-graph/exits'
+import { GeneralError } from './GeneralError'
 import type { useGraphActions } from './graph-actions'
 import { stepTypeLabel } from './labels'
 import { StepFields } from './StepFields'
@@ -38,7 +37,13 @@ export function AddStepModal({
   const branch = exitLabel(exit)
   const error = insert.error
   return (
-    <Modal opened onClose={onClose} title={`Add a step after ${from.name}`} size="lg">
+    <Modal
+      opened
+      onClose={onClose}
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      title={`Add a step after ${from.name}`}
+      size="lg"
+    >
       <form
         onSubmit={(event) => {
           event.preventDefault()
@@ -50,7 +55,7 @@ export function AddStepModal({
             {branch ? `On the "${branch}" branch. ` : ''}
             {between ? 'The new step goes between this step and the one it leads to now.' : ''}
           </Text>
-          {error && (!(error instanceof ApiError) || error.general) && <ErrorAlert error={error} title="Not added" />}
+          <GeneralError error={error} title="Not added" />
           <Select
             label="Step type"
             data={types.map((value) => ({ value, label: stepTypeLabel[value] }))}

@@ -23,7 +23,7 @@ export function ConfirmModal({
   error: Error | null
 }) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title}>
+    <Modal opened={opened} onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={title}>
       <Stack>
         <Text size="sm">{children}</Text>
         {error && <ErrorAlert error={error} title="Not done" />}

@@ -1,41 +1,33 @@
 import { Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core'
-import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ApiError } from '../../api/client'
-import { useProject } from '../../api/project-context'
-import { createWorkflow, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
-import { ErrorAlert } from '../../components/states'
+import { createWorkflow } from '../../api/workflows'
 import { EventNameInput } from './EventNameInput'
+import { GeneralError } from './GeneralError'
+import { useWorkflowChange } from './use-workflow-change'
 
 /** A new workflow starts disabled with its trigger step; the editor opens on it. */
 export function CreateWorkflowModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const { project } = useProject()
-  const queryClient = useQueryClient()
   const navigate = useNavigate()
   const [name, setName] = useState('')
   const [eventName, setEventName] = useState('')
   const [allowReentry, setAllowReentry] = useState(false)
-  const create = useMutation({
-    mutationFn: () => createWorkflow({ name, eventName, allowReentry }),
-    onSuccess: async (workflow) => {
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-      notifySuccess(`Workflow "${workflow.name}" created`)
-      navigate(`/workflows/${workflow.id}`)
-    },
-  })
+  const create = useWorkflowChange(
+    () => createWorkflow({ name, eventName, allowReentry }),
+    (workflow) => `Workflow "${workflow.name}" created`,
+  )
   const error = create.error instanceof ApiError ? create.error : undefined
   return (
-    <Modal opened={opened} onClose={onClose} title="New workflow">
+    <Modal opened={opened} onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title="New workflow">
       <form
         onSubmit={(event) => {
           event.preventDefault()
-          create.mutate()
+          create.mutate(undefined, { onSuccess: (workflow) => navigate(`/workflows/${workflow.id}`) })
         }}
       >
         <Stack>
-          {create.error && (!error || error.general) && <ErrorAlert error={create.error} title="Not created" />}
+          <GeneralError error={create.error} title="Not created" />
           <TextInput
             label="Name"
             required

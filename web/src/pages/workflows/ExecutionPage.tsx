@@ -1,14 +1,14 @@
 import { Anchor, Badge, Button, Code, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { ExecutionDetail } from '../../api/types'
-import { cancelExecution, getExecution, workflowKey, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
+import { cancelExecution, getExecution, workflowKey } from '../../api/workflows'
 import { QueryState } from '../../components/states'
 import { ConfirmModal } from './ConfirmModal'
 import { executionStatusColor, stepTypeName } from './labels'
+import { useWorkflowChange } from './use-workflow-change'
 
 const active = (status: ExecutionDetail['status']) => status === 'RUNNING' || status === 'WAITING'
 const when = (date: string | null) => (date ? new Date(date).toLocaleString() : '—')
@@ -30,17 +30,11 @@ export function ExecutionPage() {
 }
 
 function Execution({ execution }: { execution: ExecutionDetail }) {
-  const { project } = useProject()
-  const queryClient = useQueryClient()
   const [confirming, setConfirming] = useState(false)
-  const cancel = useMutation({
-    mutationFn: () => cancelExecution(execution.workflowId, execution.id),
-    onSuccess: async () => {
-      setConfirming(false)
-      notifySuccess('Execution cancelled')
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-    },
-  })
+  const cancel = useWorkflowChange(
+    () => cancelExecution(execution.workflowId, execution.id),
+    () => 'Execution cancelled',
+  )
   const facts: [string, string][] = [
     ['Contact', execution.contact.email],
     ['Started by', execution.triggerKind === 'MANUAL' ? 'Hand' : 'Event'],
@@ -164,7 +158,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
         onClose={() => setConfirming(false)}
         title="Cancel this execution?"
         confirmLabel="Cancel execution"
-        onConfirm={() => cancel.mutate()}
+        onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setConfirming(false) })}
         pending={cancel.isPending}
         error={cancel.error}
       >

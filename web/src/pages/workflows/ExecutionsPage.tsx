@@ -1,14 +1,15 @@
-import { Anchor, Badge, Button, Group, Pagination, Paper, Select, Table, Text } from '@mantine/core'
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Anchor, Badge, Button, Paper, Select, Table, Text } from '@mantine/core'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { ExecutionStatus } from '../../api/types'
-import { cancelAllExecutions, getWorkflow, listExecutions, workflowKey, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
+import { cancelAllExecutions, getWorkflow, listExecutions, workflowKey } from '../../api/workflows'
+import { PagePager } from '../../components/PagePager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { ConfirmModal } from './ConfirmModal'
 import { executionStatusColor, executionStatuses } from './labels'
+import { useWorkflowChange } from './use-workflow-change'
 
 const activeStatuses: ExecutionStatus[] = ['RUNNING', 'WAITING']
 
@@ -16,7 +17,6 @@ const activeStatuses: ExecutionStatus[] = ['RUNNING', 'WAITING']
 export function ExecutionsPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const queryClient = useQueryClient()
   const [status, setStatus] = useState<ExecutionStatus>()
   const [page, setPage] = useState(1)
   const [confirming, setConfirming] = useState(false)
@@ -25,18 +25,16 @@ export function ExecutionsPage() {
     queryKey: [...workflowKey(project.id, id), 'executions', status, page],
     queryFn: () => listExecutions(id, { page, status }),
     placeholderData: keepPreviousData,
-    // Running executions move on by themselves; keep the page current while any is shown.
-    refetchInterval: (q) =>
-      q.state.data?.executions.some((execution) => activeStatuses.includes(execution.status)) ? 3_000 : false,
-  })
-  const cancelAll = useMutation({
-    mutationFn: () => cancelAllExecutions(id),
-    onSuccess: async (result) => {
-      setConfirming(false)
-      notifySuccess(`${result.cancelled} execution(s) cancelled`)
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
+    // Running executions move on by themselves, and an enabled workflow starts new ones: keep the page current.
+    refetchInterval: (q) => {
+      if (q.state.data?.executions.some((execution) => activeStatuses.includes(execution.status))) return 3_000
+      return workflow.data?.enabled ? 5_000 : false
     },
   })
+  const cancelAll = useWorkflowChange(
+    () => cancelAllExecutions(id),
+    (result) => `${result.cancelled} execution(s) cancelled`,
+  )
   const name = workflow.data?.name ?? 'Workflow'
   return (
     <>
@@ -123,16 +121,7 @@ export function ExecutionsPage() {
                   </Table.Tbody>
                 </Table>
               </Paper>
-              {result.totalPages > 1 && (
-                <Group justify="flex-end" mt="sm">
-                  <Pagination
-                    total={result.totalPages}
-                    value={page}
-                    onChange={setPage}
-                    getControlProps={(control) => ({ 'aria-label': `${control} page` })}
-                  />
-                </Group>
-              )}
+              <PagePager page={page} totalPages={result.totalPages} onChange={setPage} />
             </>
           )
         }
@@ -142,7 +131,7 @@ export function ExecutionsPage() {
         onClose={() => setConfirming(false)}
         title="Cancel every active execution?"
         confirmLabel="Cancel all"
-        onConfirm={() => cancelAll.mutate()}
+        onConfirm={() => cancelAll.mutate(undefined, { onSuccess: () => setConfirming(false) })}
         pending={cancelAll.isPending}
         error={cancelAll.error}
       >

@@ -1,20 +1,19 @@
 import { Button, Group, Modal, Select, Stack, Text } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ApiError, api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactPage, ExecutionInput, WorkflowDetail } from '../../api/types'
-import { startExecution, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
-import { ErrorAlert } from '../../components/states'
+import { startExecution } from '../../api/workflows'
+import { GeneralError } from './GeneralError'
 import { JsonField } from './step-forms/JsonField'
+import { useWorkflowChange } from './use-workflow-change'
 
 /** A MANUAL execution for one contact, with optional context variables; opens the new execution's page. */
 export function StartExecutionModal({ workflow, onClose }: { workflow: WorkflowDetail; onClose(): void }) {
   const { project } = useProject()
-  const queryClient = useQueryClient()
   const navigate = useNavigate()
   const [search, setSearch] = useState('')
   const [debounced] = useDebouncedValue(search.trim(), 300)
@@ -25,26 +24,24 @@ export function StartExecutionModal({ workflow, onClose }: { workflow: WorkflowD
     queryFn: () => api<ContactPage>(`/contacts${query({ search: debounced, limit: 20 })}`),
     placeholderData: keepPreviousData,
   })
-  const start = useMutation({
-    mutationFn: () =>
+  const start = useWorkflowChange(
+    () =>
       startExecution(workflow.id, {
         contactId: contactId ?? '',
         // JsonField hands up only objects parsed from JSON text, which is what `context` takes.
         ...(context === undefined ? {} : { context: context as NonNullable<ExecutionInput['context']> }),
       }),
-    onSuccess: async (execution) => {
-      notifySuccess('Execution started')
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-      navigate(`/workflows/${workflow.id}/executions/${execution.id}`)
-    },
-  })
+    () => 'Execution started',
+  )
   const error = start.error instanceof ApiError ? start.error : undefined
   return (
-    <Modal opened onClose={onClose} title={`Start ${workflow.name}`}>
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={`Start ${workflow.name}`}>
       <form
         onSubmit={(event) => {
           event.preventDefault()
-          start.mutate()
+          start.mutate(undefined, {
+            onSuccess: (execution) => navigate(`/workflows/${workflow.id}/executions/${execution.id}`),
+          })
         }}
       >
         <Stack>
@@ -52,7 +49,7 @@ export function StartExecutionModal({ workflow, onClose }: { workflow: WorkflowD
             Runs the workflow now for one contact, as if its trigger had fired.
             {workflow.enabled ? '' : ' The workflow is disabled: the API may refuse to start it.'}
           </Text>
-          {start.error && (!error || error.general) && <ErrorAlert error={start.error} title="Not started" />}
+          <GeneralError error={start.error} title="Not started" />
           <Select
             label="Contact"
             required

@@ -1,19 +1,17 @@
 import { Badge, Button, CloseButton, Divider, Group, Stack, Text, Title } from '@mantine/core'
-import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { ApiError } from '../../api/client'
-import { useProject } from '../../api/project-context'
 import type { WorkflowDetail, WorkflowStep } from '../../api/types'
-import { updateStep, updateWorkflow, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
-import { ErrorAlert } from '../../components/states'
+import { updateStep, updateWorkflow } from '../../api/workflows'
 import type { StepExit } from '../../components/workflow-graph/exits'
 import { ConfirmModal } from './ConfirmModal'
 import { EventNameInput } from './EventNameInput'
+import { GeneralError } from './GeneralError'
 import type { useGraphActions } from './graph-actions'
 import { stepTypeLabel } from './labels'
 import { StepExits } from './StepExits'
 import { StepFields } from './StepFields'
+import { useWorkflowChange } from './use-workflow-change'
 
 /** The selected step: its config form, its ways out, and deleting it. */
 export function StepPanel({
@@ -92,21 +90,16 @@ export function StepPanel({
 }
 
 function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: WorkflowStep }) {
-  const { project } = useProject()
-  const queryClient = useQueryClient()
   const [draft, setDraft] = useState({ name: step.name, config: step.config, templateId: step.templateId })
-  const save = useMutation({
-    mutationFn: () =>
+  const save = useWorkflowChange(
+    () =>
       updateStep(workflow.id, step.id, {
         name: draft.name,
         // A CONDITION's config has no form here yet: leave it as stored.
         ...(step.type === 'CONDITION' ? {} : { config: draft.config, templateId: draft.templateId }),
       }),
-    onSuccess: async () => {
-      notifySuccess(`Step "${draft.name}" saved`)
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-    },
-  })
+    () => `Step "${draft.name}" saved`,
+  )
   const error = save.error
   return (
     <form
@@ -116,7 +109,7 @@ function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: Workflow
       }}
     >
       <Stack gap="sm">
-        {error && (!(error instanceof ApiError) || error.general) && <ErrorAlert error={error} title="Not saved" />}
+        <GeneralError error={error} title="Not saved" />
         <StepFields type={step.type} draft={draft} onChange={setDraft} error={error} />
         <Group>
           <Button type="submit" size="sm" loading={save.isPending}>
@@ -130,17 +123,12 @@ function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: Workflow
 
 /** The trigger's event belongs to the workflow: changing it renames the trigger step too. */
 function TriggerForm({ workflow }: { workflow: WorkflowDetail }) {
-  const { project } = useProject()
-  const queryClient = useQueryClient()
   const current = typeof workflow.triggerConfig?.eventName === 'string' ? workflow.triggerConfig.eventName : ''
   const [eventName, setEventName] = useState(current)
-  const save = useMutation({
-    mutationFn: () => updateWorkflow(workflow.id, { triggerType: 'EVENT', triggerConfig: { eventName } }),
-    onSuccess: async () => {
-      notifySuccess('Trigger saved')
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-    },
-  })
+  const save = useWorkflowChange(
+    () => updateWorkflow(workflow.id, { triggerType: 'EVENT', triggerConfig: { eventName } }),
+    () => 'Trigger saved',
+  )
   const error = save.error instanceof ApiError ? save.error : undefined
   return (
     <form
@@ -153,7 +141,7 @@ function TriggerForm({ workflow }: { workflow: WorkflowDetail }) {
         <Text size="sm" c="dimmed">
           The workflow starts for a contact each time this event is tracked for them.
         </Text>
-        {save.error && (!error || error.general) && <ErrorAlert error={save.error} title="Not saved" />}
+        <GeneralError error={save.error} title="Not saved" />
         <EventNameInput
           label="Trigger event"
           required

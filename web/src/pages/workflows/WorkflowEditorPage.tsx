@@ -1,11 +1,10 @@
 import { Alert, Anchor, Box, Button, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { WorkflowDetail, WorkflowStep } from '../../api/types'
-import { getWorkflow, updateWorkflow, workflowKey, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
+import { getWorkflow, updateWorkflow, workflowKey } from '../../api/workflows'
 import { ErrorAlert, QueryState } from '../../components/states'
 import type { StepExit } from '../../components/workflow-graph/exits'
 import { WorkflowGraph } from '../../components/workflow-graph/WorkflowGraph'
@@ -15,6 +14,7 @@ import { stepTypeLabel, triggerLabel } from './labels'
 import { StartExecutionModal } from './StartExecutionModal'
 import { StepPanel } from './StepPanel'
 import { stepSummary } from './step-summary'
+import { useWorkflowChange } from './use-workflow-change'
 
 /** The workflow editor (its own chunk, with @xyflow/react): the graph, the selected step's panel, enable and run. */
 export function WorkflowEditorPage() {
@@ -157,15 +157,10 @@ function StepList({ steps, onSelect }: { steps: WorkflowStep[]; onSelect(id: str
 
 /** Enabling asks the API to check every step can run; its refusal names the steps to fix. */
 function EnableSwitch({ workflow }: { workflow: WorkflowDetail }) {
-  const { project } = useProject()
-  const queryClient = useQueryClient()
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => updateWorkflow(workflow.id, { enabled }),
-    onSuccess: async (_, enabled) => {
-      notifySuccess(enabled ? 'Workflow enabled' : 'Workflow disabled')
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-    },
-  })
+  const toggle = useWorkflowChange(
+    (enabled: boolean) => updateWorkflow(workflow.id, { enabled }),
+    (_, enabled) => (enabled ? 'Workflow enabled' : 'Workflow disabled'),
+  )
   return (
     <Stack gap={4} align="flex-end">
       <Switch

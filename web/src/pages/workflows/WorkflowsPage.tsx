@@ -1,16 +1,17 @@
-import { ActionIcon, Anchor, Badge, Button, Group, Pagination, Paper, Table, Text, TextInput } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Paper, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { WorkflowListItem } from '../../api/types'
 import { deleteWorkflow, listWorkflows, workflowsKey } from '../../api/workflows'
-import { notifySuccess } from '../../components/notify'
+import { PagePager } from '../../components/PagePager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { ConfirmModal } from './ConfirmModal'
 import { CreateWorkflowModal } from './CreateWorkflowModal'
 import { triggerLabel } from './labels'
+import { useWorkflowChange } from './use-workflow-change'
 
 export function WorkflowsPage() {
   const { project } = useProject()
@@ -19,20 +20,15 @@ export function WorkflowsPage() {
   const [page, setPage] = useState(1)
   const [creating, setCreating] = useState(false)
   const [deleting, setDeleting] = useState<WorkflowListItem>()
-  const queryClient = useQueryClient()
   const workflows = useQuery({
     queryKey: [...workflowsKey(project.id), 'list', debounced, page],
     queryFn: () => listWorkflows({ page, search: debounced }),
     placeholderData: keepPreviousData,
   })
-  const remove = useMutation({
-    mutationFn: (workflow: WorkflowListItem) => deleteWorkflow(workflow.id),
-    onSuccess: async (_, workflow) => {
-      setDeleting(undefined)
-      notifySuccess(`Workflow "${workflow.name}" deleted`)
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
-    },
-  })
+  const remove = useWorkflowChange(
+    (workflow: WorkflowListItem) => deleteWorkflow(workflow.id),
+    (_, workflow) => `Workflow "${workflow.name}" deleted`,
+  )
   const newButton = (variant?: string) => (
     <Button variant={variant} onClick={() => setCreating(true)}>
       New workflow
@@ -92,7 +88,7 @@ export function WorkflowsPage() {
                           <Text size="sm">{triggerLabel(workflow)}</Text>
                         </Table.Td>
                         <Table.Td>
-                          <Badge color={workflow.enabled ? 'green.9' : 'gray.7'}>
+                          <Badge color={workflow.enabled ? 'teal.9' : 'gray.7'}>
                             {workflow.enabled ? 'Enabled' : 'Disabled'}
                           </Badge>
                         </Table.Td>
@@ -121,16 +117,7 @@ export function WorkflowsPage() {
                   </Table.Tbody>
                 </Table>
               </Paper>
-              {result.totalPages > 1 && (
-                <Group justify="flex-end" mt="sm">
-                  <Pagination
-                    total={result.totalPages}
-                    value={page}
-                    onChange={setPage}
-                    getControlProps={(control) => ({ 'aria-label': `${control} page` })}
-                  />
-                </Group>
-              )}
+              <PagePager page={page} totalPages={result.totalPages} onChange={setPage} />
             </>
           )
         }
@@ -141,7 +128,7 @@ export function WorkflowsPage() {
         onClose={() => setDeleting(undefined)}
         title={`Delete ${deleting?.name ?? 'workflow'}?`}
         confirmLabel="Delete workflow"
-        onConfirm={() => deleting && remove.mutate(deleting)}
+        onConfirm={() => deleting && remove.mutate(deleting, { onSuccess: () => setDeleting(undefined) })}
         pending={remove.isPending}
         error={remove.error}
       >

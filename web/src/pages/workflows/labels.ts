@@ -26,10 +26,10 @@ export function stepTypeName(type: string): string {
 export const executionStatusColor: Record<ExecutionStatus, string> = {
   RUNNING: 'blue.9',
   WAITING: 'indigo.8',
-  COMPLETED: 'green.9',
+  COMPLETED: 'teal.9',
   EXITED: 'gray.7',
   FAILED: 'red.9',
-  CANCELLED: 'orange.9',
+  CANCELLED: 'grape.9',
 }
 
 export const executionStatuses: ExecutionStatus[] = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED']
