@@ -21,7 +21,8 @@ export default defineConfig({
         // React, the router and Mantine change rarely: one cacheable vendor chunk apart from the app code.
         manualChunks(id) {
           if (/node_modules\/(react|react-dom|scheduler|react-router)\//.test(id)) return 'react'
-          if (/node_modules\/@mantine\//.test(id)) return 'mantine'
+          // @mantine/dates (and dayjs) only where a date is picked: they stay out of the first download.
+          if (/node_modules\/@mantine\/(core|hooks|notifications|store)\//.test(id)) return 'mantine'
           return undefined
         },
       },

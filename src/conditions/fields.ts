@@ -1,28 +1,8 @@
 import { uuidPattern } from '../db/keyset.js'
 import { conditionLimits } from './limits.js'
+import type { FieldKind } from './operators.js'
 
-export const conditionOperators = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'greaterThan',
-  'lessThan',
-  'greaterThanOrEqual',
-  'lessThanOrEqual',
-  'exists',
-  'notExists',
-  'within',
-  'olderThan',
-  'triggered',
-  'notTriggered',
-  'triggeredWithin',
-  'triggeredOlderThan',
-  'notTriggeredWithin',
-  'memberOfSegment',
-  'notMemberOfSegment',
-] as const
-export type ConditionOperator = (typeof conditionOperators)[number]
+export { type ConditionOperator, conditionOperators, type FieldKind, operatorsByKind } from './operators.js'
 
 /** Email activity as `email.<activity>` names it, with the forms Plunk also accepts. */
 const emailActivityNames = {
@@ -59,21 +39,6 @@ export type FieldRef =
   | { kind: 'event'; name: string }
   | { kind: 'emailActivity'; activity: EmailActivity }
   | { kind: 'segment'; segmentId: string }
-export type FieldKind = FieldRef['kind']
-
-const comparisons = ['equals', 'notEquals', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual'] as const
-const activity = ['triggered', 'notTriggered', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'] as const
-
-export const operatorsByKind: Record<FieldKind, readonly ConditionOperator[]> = {
-  email: ['equals', 'notEquals', 'contains', 'notContains'],
-  subscribed: ['equals', 'notEquals'],
-  timestamp: [...comparisons, 'within', 'olderThan'],
-  data: [...comparisons, 'contains', 'notContains', 'exists', 'notExists', 'within', 'olderThan'],
-  event: activity,
-  emailActivity: activity,
-  segment: ['memberOfSegment', 'notMemberOfSegment'],
-}
-
 export const kindNames: Record<FieldKind, string> = {
   email: 'the email field',
   subscribed: 'the subscribed field',

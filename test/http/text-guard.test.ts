@@ -107,6 +107,9 @@ const bodies: Record<string, Record<string, unknown>> = {
   'DELETE /segments/:id/members': { emails: ['a@example.com'] },
   'POST /segments/:id/compute': {},
   'POST /segments/:id/refresh': {},
+  'POST /segments/preview': {
+    condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+  },
   'POST /templates/:id/duplicate': {},
   'POST /campaigns': {
     name: 'Launch',
@@ -127,6 +130,10 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /campaigns/:id/test': { email: 'a@example.com' },
   'POST /campaigns/:id/send': { scheduledFor: '2030-01-01T00:00:00Z' },
   'POST /campaigns/:id/cancel': {},
+  'POST /campaigns/audience/count': {
+    audienceType: 'FILTERED',
+    audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'a' }] }] },
+  },
   'POST /workflows': { name: 'Welcome', eventName: 'signed-up', description: 'first mail' },
   'PATCH /workflows/:id': { name: 'Welcome', description: 'first mail', triggerConfig: { eventName: 'joined' } },
   'POST /workflows/:id/duplicate': {},

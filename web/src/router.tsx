@@ -43,11 +43,31 @@ export const router = createBrowserRouter(
         },
         {
           path: 'campaigns/new',
-          lazy: async () => ({ Component: (await import('./pages/campaigns/NewCampaignPage')).NewCampaignPage }),
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignFormPage')).CampaignFormPage }),
+        },
+        {
+          path: 'campaigns/:id',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignPage')).CampaignPage }),
+        },
+        {
+          path: 'campaigns/:id/edit',
+          lazy: async () => ({ Component: (await import('./pages/campaigns/CampaignFormPage')).CampaignFormPage }),
         },
         {
           path: 'segments',
           lazy: async () => ({ Component: (await import('./pages/segments/SegmentsPage')).SegmentsPage }),
+        },
+        {
+          path: 'segments/new',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentEditorPage')).SegmentEditorPage }),
+        },
+        {
+          path: 'segments/:id',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentPage')).SegmentPage }),
+        },
+        {
+          path: 'segments/:id/edit',
+          lazy: async () => ({ Component: (await import('./pages/segments/SegmentEditorPage')).SegmentEditorPage }),
         },
         {
           path: 'workflows',

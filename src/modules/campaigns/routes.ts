@@ -1,8 +1,11 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
+import { countCampaignAudience } from './audience-count.js'
 import { cancelCampaign } from './cancel.js'
 import {
+  audienceCount,
+  audienceCountBody,
   campaignCreate,
   campaignEnvelope,
   campaignIdParams,
@@ -11,6 +14,8 @@ import {
   campaignSendBody,
   campaignStats,
   campaignTestBody,
+  campaignTimeseries,
+  campaignTimeseriesQuery,
   campaignUpdate,
   successMessage,
 } from './schemas.js'
@@ -25,6 +30,7 @@ import {
 } from './service.js'
 import { getCampaignStats } from './stats.js'
 import { sendCampaignTest } from './test-send.js'
+import { getCampaignTimeseries } from './timeseries.js'
 
 const wrapped = <Data>(data: Data, message?: string) => ({
   success: true as const,
@@ -50,6 +56,12 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     { ...route, schema: { tags, body: campaignCreate, response: { 201: campaignEnvelope } } },
     async (request, reply) =>
       reply.code(201).send(wrapped(await createCampaign(ctx.db, ctx.config, projectOf(request), request.body))),
+  )
+
+  app.post(
+    '/campaigns/audience/count',
+    { ...route, schema: { tags, body: audienceCountBody, response: { 200: audienceCount } } },
+    async (request) => countCampaignAudience(ctx.db, projectOf(request), request.body),
   )
 
   app.get(
@@ -121,5 +133,11 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     '/campaigns/:id/stats',
     { ...route, schema: { tags, params, response: { 200: campaignStats } } },
     async (request) => getCampaignStats(ctx.db, projectOf(request), request.params.id),
+  )
+
+  app.get(
+    '/campaigns/:id/timeseries',
+    { ...route, schema: { tags, params, querystring: campaignTimeseriesQuery, response: { 200: campaignTimeseries } } },
+    async (request) => getCampaignTimeseries(ctx.db, projectOf(request), request.params.id, request.query),
   )
 }

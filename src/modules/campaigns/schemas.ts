@@ -24,6 +24,13 @@ export const campaignCreate = z.object({
 })
 export type CampaignCreate = z.infer<typeof campaignCreate>
 
+/** An audience to count before it is saved on a campaign (the dashboard's live audience count). */
+export const audienceCountBody = z.object({ type: templateType.default('MARKETING'), ...audienceFields })
+export type AudienceCountBody = z.infer<typeof audienceCountBody>
+
+export const audienceCount = z.object({ total: z.number().int() })
+export type AudienceCount = z.infer<typeof audienceCount>
+
 /** Partial despite the verb, as Plunk's PUT is: only the fields given change. */
 export const campaignUpdate = z.object({ ...contentFields, type: templateType, ...audienceFields }).partial()
 export type CampaignUpdate = z.infer<typeof campaignUpdate>
@@ -129,3 +136,19 @@ export const campaignStats = z.object({
   }),
 })
 export type CampaignStats = z.infer<typeof campaignStats>
+
+export const campaignTimeseriesQuery = z.object({ granularity: z.enum(['hour', 'day']).default('hour') })
+export type CampaignTimeseriesQuery = z.infer<typeof campaignTimeseriesQuery>
+
+/** Emails of a campaign by bucket and activity; buckets without any are left out. */
+export const campaignTimeseries = z.object({
+  granularity: z.enum(['hour', 'day']),
+  data: z.array(
+    z.object({
+      bucket: z.date(),
+      activity: z.enum(['sent', 'delivered', 'opened', 'clicked', 'bounced']),
+      count: z.number().int(),
+    }),
+  ),
+})
+export type CampaignTimeseries = z.infer<typeof campaignTimeseries>

@@ -7,7 +7,10 @@ import type { SegmentContactsPage, SegmentContactsQuery } from './schemas.js'
 import { findSegment, type Segment } from './service.js'
 import { countActiveMembers } from './sql.js'
 
-const contactColumns = sql.raw('c.id, c.email, c.subscribed, c.snoozed_until, c.data, c.created_at, c.updated_at')
+/** The columns of a `ContactRow`, read from contacts aliased `c`. */
+export const contactColumns = sql.raw(
+  'c.id, c.email, c.subscribed, c.snoozed_until, c.data, c.created_at, c.updated_at',
+)
 
 /** A page of contacts and how many there are in all. */
 type Listing = { rows: SQL; total: () => Promise<number> }

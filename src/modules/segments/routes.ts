@@ -7,6 +7,7 @@ import { requireBodyFields } from '../../http/required-fields.js'
 import { listSegmentContacts } from './contacts.js'
 import { addMembers, removeMembers } from './members.js'
 import { computeSegment } from './membership.js'
+import { previewSegment } from './preview.js'
 import {
   computeResult,
   membersAdd,
@@ -19,6 +20,8 @@ import {
   segmentCreate,
   segmentIdParams,
   segmentList,
+  segmentPreview,
+  segmentPreviewBody,
   segmentUpdate,
   segmentView,
 } from './schemas.js'
@@ -74,6 +77,13 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
       schema: { tags, body: segmentCreate, response: { 201: segmentView } },
     },
     async (request, reply) => reply.code(201).send(await createSegment(ctx.db, projectOf(request), request.body)),
+  )
+
+  // For the dashboard's editor: the live count and first contacts of a condition before it is saved.
+  app.post(
+    '/segments/preview',
+    { config, schema: { tags, body: segmentPreviewBody, response: { 200: segmentPreview } } },
+    async (request) => previewSegment(ctx.db, projectOf(request), request.body),
   )
 
   app.get('/segments/:id', { config, schema: { tags, params, response: { 200: segmentView } } }, async (request) =>

@@ -100,4 +100,15 @@ export const computeResult = z.object({
 })
 export type ComputeResult = z.infer<typeof computeResult>
 
+/** `POST /segments/preview`: a condition not yet saved; `segmentId` names the segment being edited, for cycles. */
+export const segmentPreviewBody = z.object({
+  condition: conditionTreeSchema,
+  segmentId: z.uuid().optional(),
+  limit: z.number().int().min(1).max(50).default(10),
+})
+export type SegmentPreviewBody = z.infer<typeof segmentPreviewBody>
+
+export const segmentPreview = z.object({ total: z.number().int(), contacts: z.array(contactView) })
+export type SegmentPreview = z.infer<typeof segmentPreview>
+
 export const refreshResult = z.object({ memberCount: z.number().int() })

@@ -1,10 +1,27 @@
-import type { campaignCreate, campaignEnvelope, campaignPage } from '@server/modules/campaigns/schemas.js'
-import type { contactPage, contactView } from '@server/modules/contacts/schemas.js'
+import type {
+  audienceCount,
+  audienceCountBody,
+  campaignCreate,
+  campaignEnvelope,
+  campaignPage,
+  campaignStats,
+  campaignTimeseries,
+  campaignUpdate,
+} from '@server/modules/campaigns/schemas.js'
+import type { contactPage, contactView, fieldList } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
 import type { eventNameList, eventPage } from '@server/modules/events/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
 import type { projectCreate, projectView } from '@server/modules/projects/schemas.js'
-import type { segmentList } from '@server/modules/segments/schemas.js'
+import type {
+  membersAdded,
+  membersRemoved,
+  segmentContactsPage,
+  segmentCreate,
+  segmentList,
+  segmentPreview,
+  segmentUpdate,
+} from '@server/modules/segments/schemas.js'
 import type { templateCreate, templatePage, templateType, templateView } from '@server/modules/templates/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
 import type {
@@ -72,7 +89,19 @@ export type Campaign = CampaignPage['data'][number]
 export type CampaignCreated = Response<typeof campaignEnvelope>
 export type CampaignInput = Request<typeof campaignCreate>
 export type Segment = Response<typeof segmentList>[number]
-export type EventNames = Response<typeof eventNameList>
+export type ContactFieldList = Response<typeof fieldList>
+export type EventNameList = Response<typeof eventNameList>
+export type SegmentInput = Request<typeof segmentCreate>
+export type SegmentUpdate = Request<typeof segmentUpdate>
+export type SegmentPreview = Response<typeof segmentPreview>
+export type SegmentContactsPage = Response<typeof segmentContactsPage>
+export type MembersAdded = Response<typeof membersAdded>
+export type MembersRemoved = Response<typeof membersRemoved>
+export type CampaignUpdate = Request<typeof campaignUpdate>
+export type CampaignStats = Response<typeof campaignStats>
+export type CampaignTimeseries = Response<typeof campaignTimeseries>
+export type AudienceCountInput = Request<typeof audienceCountBody>
+export type AudienceCount = Response<typeof audienceCount>
 export type WorkflowPage = Response<typeof workflowPage>
 export type WorkflowListItem = WorkflowPage['data'][number]
 export type WorkflowInput = Request<typeof workflowCreate>

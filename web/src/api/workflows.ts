@@ -1,6 +1,6 @@
 import { api, query } from './client'
 import type {
-  EventNames,
+  EventNameList,
   ExecutionDetail,
   ExecutionInput,
   ExecutionPage,
@@ -55,4 +55,4 @@ export const cancelAllExecutions = (workflowId: string) =>
   api<{ cancelled: number }>(`/workflows/${workflowId}/executions/cancel-all`, { method: 'POST' })
 
 export const eventNamesKey = (projectId: string) => ['project', projectId, 'event-names']
-export const listEventNames = () => api<EventNames>('/events/names')
+export const listEventNames = () => api<EventNameList>('/events/names')

@@ -1,0 +1,4 @@
+/** The condition builder's public face; pages and the workflow editor import from here only. */
+export { ConditionBuilder, type ConditionBuilderProps } from './ConditionBuilder'
+export { type ConditionErrors, conditionErrors, isConditionError } from './errors'
+export { type ConditionTree, emptyTree, treeOf } from './model'

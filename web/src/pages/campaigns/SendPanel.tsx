@@ -1,0 +1,142 @@
+import '@mantine/dates/styles.css'
+import { Button, Divider, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
+import { DateTimePicker } from '@mantine/dates'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import dayjs from 'dayjs'
+import { useState } from 'react'
+import { campaignsKey, cancelCampaign, sendCampaign, testCampaign } from '../../api/campaigns'
+import { ApiError } from '../../api/client'
+import { useProject } from '../../api/project-context'
+import { meQuery } from '../../api/session'
+import type { Campaign } from '../../api/types'
+import { ConfirmAction } from '../../components/ConfirmAction'
+import { notifySuccess } from '../../components/notify'
+import { ErrorAlert } from '../../components/states'
+
+const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
+
+/** Test send, send now, schedule (or reschedule) and cancel, as the campaign's status allows. */
+export function SendPanel({ campaign }: { campaign: Campaign }) {
+  const { project } = useProject()
+  const queryClient = useQueryClient()
+  const refresh = () => queryClient.invalidateQueries({ queryKey: campaignsKey(project.id) })
+  const sendable = campaign.status === 'DRAFT' || campaign.status === 'SCHEDULED'
+  const cancellable = campaign.status === 'SCHEDULED' || campaign.status === 'SENDING'
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="send-title">
+      <Title order={2} size="h4" id="send-title" mb="sm">
+        Send
+      </Title>
+      <Stack gap="md">
+        {sendable && <TestSend campaignId={campaign.id} />}
+        {sendable && <Divider />}
+        {sendable && <SendOrSchedule campaign={campaign} onDone={refresh} />}
+        {cancellable && (
+          <Group>
+            <ConfirmAction
+              label={campaign.status === 'SCHEDULED' ? 'Cancel schedule' : 'Cancel sending'}
+              title="Cancel this campaign?"
+              confirmLabel="Cancel campaign"
+              action={() => cancelCampaign(campaign.id)}
+              onDone={async () => {
+                notifySuccess('Campaign cancelled')
+                await refresh()
+              }}
+            >
+              Emails not yet handed to the mail server are not sent. A campaign nothing was sent for goes back to draft.
+            </ConfirmAction>
+          </Group>
+        )}
+      </Stack>
+    </Paper>
+  )
+}
+
+function TestSend({ campaignId }: { campaignId: string }) {
+  const me = useQuery(meQuery)
+  const [email, setEmail] = useState<string>()
+  const address = email ?? me.data?.email ?? ''
+  const test = useMutation({ mutationFn: () => testCampaign(campaignId, address) })
+  const error = test.error instanceof ApiError ? test.error : undefined
+  return (
+    <Group align="flex-end" gap="sm">
+      <TextInput
+        label="Send a test to"
+        description="Your own address, or another project member’s."
+        type="email"
+        value={address}
+        onChange={(event) => {
+          setEmail(event.currentTarget.value)
+          test.reset()
+        }}
+        error={error?.forField('email') ?? (error && !error.forField('email') ? error.message : undefined)}
+        w={320}
+      />
+      <Button variant="default" onClick={() => test.mutate()} loading={test.isPending} disabled={!address}>
+        Send test
+      </Button>
+      {test.isSuccess && (
+        <Text size="sm" c="teal.9" role="status">
+          {test.data.message}
+        </Text>
+      )}
+      {test.isError && !error && <ErrorAlert error={test.error} title="Test not sent" />}
+    </Group>
+  )
+}
+
+function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Promise<unknown> }) {
+  const [when, setWhen] = useState<string | null>(
+    campaign.scheduledFor ? dayjs(campaign.scheduledFor).format('YYYY-MM-DD HH:mm:ss') : null,
+  )
+  const schedule = useMutation({
+    mutationFn: () => sendCampaign(campaign.id, dayjs(when).toISOString()),
+    onSuccess: async (answer) => {
+      notifySuccess(answer.message ?? 'Campaign scheduled')
+      await onDone()
+    },
+  })
+  return (
+    <Stack gap="sm">
+      <Group align="flex-end" gap="sm">
+        <DateTimePicker
+          label="Send at"
+          description={`Your time zone: ${timeZone}`}
+          placeholder="Pick a date and time"
+          valueFormat="YYYY-MM-DD HH:mm"
+          value={when}
+          onChange={(value) => {
+            setWhen(value)
+            schedule.reset()
+          }}
+          minDate={dayjs().format('YYYY-MM-DD')}
+          clearable
+          w={280}
+          submitButtonProps={{ 'aria-label': 'Confirm date and time' }}
+        />
+        <Button variant="light" onClick={() => schedule.mutate()} disabled={!when} loading={schedule.isPending}>
+          {campaign.status === 'SCHEDULED' ? 'Reschedule' : 'Schedule'}
+        </Button>
+        <Text size="sm" c="dimmed">
+          or
+        </Text>
+        <ConfirmAction
+          label="Send now"
+          title={`Send “${campaign.name}” now?`}
+          confirmLabel="Send now"
+          color="blue.9"
+          buttonProps={{ variant: 'filled' }}
+          action={() => sendCampaign(campaign.id)}
+          onDone={async () => {
+            notifySuccess('Campaign is being sent')
+            await onDone()
+          }}
+        >
+          It goes to {campaign.totalRecipients.toLocaleString()} recipients as counted when saved (counted again as it
+          starts). This cannot be undone, though sending can be cancelled part way.
+        </ConfirmAction>
+      </Group>
+      {schedule.isError && <ErrorAlert error={schedule.error} title="Not scheduled" />}
+    </Stack>
+  )
+}
