@@ -260,4 +260,44 @@ suite(name, { timeout }, () => {
     await page.getByRole('dialog', { name: 'Delete Drip?' }).getByRole('button', { name: 'Delete workflow' }).click()
     await page.getByText('No workflows yet').waitFor()
   })
+
+  it('branches with a condition step built in the condition builder: a matching contact takes yes', async () => {
+    const key = await setUpProject(page, server.url, 'Branches', 'vip.example')
+    await createWorkflow(page, 'VIP thanks', 'order.placed')
+    await selectStep(page, 'Trigger: order.placed')
+    await page.getByRole('button', { name: 'Add step after' }).click()
+    const dialog = page.getByRole('dialog')
+    await pickOption(page, 'Step type', 'Condition')
+    await dialog.getByRole('textbox', { name: 'Step name' }).fill('Is VIP')
+    await dialog.getByRole('group', { name: 'Step condition' }).getByRole('textbox', { name: 'Value' }).fill('vip')
+    await dialog.getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Is VIP', level: 2 }).waitFor()
+    expect(await page.getByText('yes: not connected').isVisible()).toBe(true)
+    expect(await page.getByText('no: not connected').isVisible()).toBe(true)
+
+    await addSendEmailAfter(page, 'Add step on yes')
+    await selectStep(page, 'Is VIP')
+    await page.getByText('yes: leads to Send email').waitFor()
+    expect(await page.getByText('no: not connected').isVisible()).toBe(true)
+    // The transition is drawn with its branch's name.
+    await page.locator('.react-flow__edge-text', { hasText: 'yes' }).waitFor()
+
+    await enable(page)
+    await postWithKey(server.url, key, '/v1/track', {
+      email: 'vip@example.net',
+      event: 'order.placed',
+      subscribed: true,
+    })
+    await page.getByRole('link', { name: 'Executions' }).click()
+    const executions = page.getByRole('table', { name: 'Executions' })
+    await expect.poll(() => executions.textContent(), { timeout: 60_000 }).toContain('COMPLETED')
+    await executions.getByRole('link', { name: 'vip@example.net' }).click()
+    const history = page.getByRole('table', { name: 'Step history' })
+    await expect.poll(() => history.getByRole('row').count()).toBe(4)
+    const rows = await history.getByRole('row').allTextContents()
+    expect(rows[2]).toContain('Is VIP')
+    expect(rows[2]).toContain('"branch": "yes"')
+    expect(rows[3]).toContain('Send email')
+    await waitForCapture(server.url, key, 'Thanks for your order')
+  })
 })

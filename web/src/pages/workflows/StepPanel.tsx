@@ -95,8 +95,8 @@ function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: Workflow
     () =>
       updateStep(workflow.id, step.id, {
         name: draft.name,
-        // A CONDITION's config has no form here yet: leave it as stored.
-        ...(step.type === 'CONDITION' ? {} : { config: draft.config, templateId: draft.templateId }),
+        config: draft.config,
+        templateId: draft.templateId,
       }),
     () => `Step "${draft.name}" saved`,
   )

@@ -1,5 +1,6 @@
-import { Text, TextInput } from '@mantine/core'
+import { TextInput } from '@mantine/core'
 import type { StepType } from '../../../api/types'
+import { ConditionFields } from './ConditionFields'
 import { DelayFields } from './DelayFields'
 import { type ConfigFieldsProps, text } from './fields'
 import { SendEmailFields } from './SendEmailFields'
@@ -37,11 +38,7 @@ export function StepConfigFields({ type, templateId, onTemplateChange, ...props 
         />
       )
     case 'CONDITION':
-      return (
-        <Text size="sm" c="dimmed">
-          Condition steps are edited with the condition builder, which is not part of this editor yet.
-        </Text>
-      )
+      return <ConditionFields {...props} />
     case 'TRIGGER':
       return null
   }
@@ -62,6 +59,8 @@ export function initialConfig(type: StepType): Record<string, unknown> {
       return { subscriptionAction: 'none' }
     case 'EXIT':
       return { reason: 'exit_step' }
+    case 'CONDITION':
+      return { field: 'email', operator: 'contains', value: '' }
     default:
       return {}
   }
