@@ -80,5 +80,12 @@ export async function pickOption(page: Page, label: string, option: string | Reg
 
 /** Closes the toasts, which sit over the top-right of the page for a few seconds. */
 export async function dismissToasts(page: Page): Promise<void> {
-  for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click()
+  const dismiss = page.getByRole('button', { name: 'Dismiss' })
+  // One at a time: the list shifts as each closes, and one may close by itself meanwhile.
+  for (let tries = 0; tries < 10 && (await dismiss.count()) > 0; tries++) {
+    await dismiss
+      .first()
+      .click({ timeout: 2_000 })
+      .catch(() => undefined)
+  }
 }

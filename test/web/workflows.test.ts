@@ -233,7 +233,7 @@ suite(name, { timeout }, () => {
     await start.getByRole('textbox', { name: 'Context (optional)' }).fill('{"coupon": "WELCOME10"}')
     await start.getByRole('button', { name: 'Start execution' }).click()
     await page.getByRole('heading', { name: 'Execution for second@example.net' }).waitFor()
-    await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Hand')
+    await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Manual start')
     expect(await page.getByText('WELCOME10').isVisible()).toBe(true)
 
     // Deleting the workflow is refused while executions are active.

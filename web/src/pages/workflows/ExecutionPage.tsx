@@ -37,7 +37,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
   )
   const facts: [string, string][] = [
     ['Contact', execution.contact.email],
-    ['Started by', execution.triggerKind === 'MANUAL' ? 'Hand' : 'Event'],
+    ['Started by', execution.triggerKind === 'MANUAL' ? 'Manual start' : 'Event'],
     ['Started', when(execution.startedAt)],
     ['Finished', when(execution.completedAt)],
     ['Current step', execution.currentStep?.name ?? '—'],

@@ -106,7 +106,7 @@ export function ExecutionsPage() {
                           <Text size="sm">{execution.currentStep?.name ?? '—'}</Text>
                         </Table.Td>
                         <Table.Td>
-                          <Text size="sm">{execution.triggerKind === 'MANUAL' ? 'Hand' : 'Event'}</Text>
+                          <Text size="sm">{execution.triggerKind === 'MANUAL' ? 'Manual start' : 'Event'}</Text>
                         </Table.Td>
                         <Table.Td>
                           <Text size="sm">{new Date(execution.startedAt).toLocaleString()}</Text>
