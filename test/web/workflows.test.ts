@@ -255,6 +255,11 @@ suite(name, { timeout }, () => {
       .click()
     await page.getByText('2 execution(s) cancelled').waitFor()
     await expect.poll(async () => (await executions.textContent())?.match(/CANCELLED/g)?.length).toBe(2)
+    await pickOption(page, 'Status', 'COMPLETED')
+    await page.getByText('No completed executions').waitFor()
+    await page.getByRole('combobox', { name: 'Status' }).click()
+    await page.getByRole('option', { name: 'CANCELLED' }).click()
+    await page.getByText('2 executions', { exact: true }).waitFor()
     await page.getByRole('link', { name: 'Workflows' }).click()
     await page.getByRole('button', { name: 'Delete Drip' }).click()
     await page.getByRole('dialog', { name: 'Delete Drip?' }).getByRole('button', { name: 'Delete workflow' }).click()
@@ -299,5 +304,65 @@ suite(name, { timeout }, () => {
     expect(rows[2]).toContain('"branch": "yes"')
     expect(rows[3]).toContain('Send email')
     await waitForCapture(server.url, key, 'Thanks for your order')
+  })
+
+  it("saves each step type's form as the config the API holds: wait with timeout, webhook, contact update, exit", async () => {
+    const key = await setUpProject(page, server.url, 'Forms', 'forms.example')
+    await createWorkflow(page, 'Payment chase', 'order.placed')
+    const workflowId = new URL(page.url()).pathname.split('/').pop() ?? ''
+    await selectStep(page, 'Trigger: order.placed')
+
+    await page.getByRole('button', { name: 'Add step after' }).click()
+    let dialog = page.getByRole('dialog')
+    await pickOption(page, 'Step type', 'Wait for event')
+    await dialog.getByRole('combobox', { name: 'Event to wait for' }).fill('order.paid')
+    await dialog.getByRole('checkbox', { name: /Give up after a timeout/ }).check()
+    await dialog.getByRole('textbox', { name: 'Timeout after' }).fill('2')
+    await dialog.getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Wait for event', level: 2 }).waitFor()
+
+    await page.getByRole('button', { name: 'Add step on event' }).click()
+    dialog = page.getByRole('dialog')
+    await pickOption(page, 'Step type', 'Webhook')
+    await dialog.getByRole('textbox', { name: 'URL' }).fill('https://hooks.example/paid/{{contact.id}}')
+    await pickOption(page, 'Method', 'PUT')
+    await dialog.getByRole('textbox', { name: 'Headers' }).fill('{"X-Token": "abc"}')
+    await dialog.getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Webhook', level: 2 }).waitFor()
+    await page.getByRole('button', { name: 'Add step after' }).click()
+    await pickOption(page, 'Step type', 'Exit')
+    await page.getByRole('dialog').getByRole('textbox', { name: 'Exit reason' }).fill('paid')
+    await page.getByRole('dialog').getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Exit', level: 2 }).waitFor()
+
+    await selectStep(page, 'Wait for event')
+    await page.getByRole('button', { name: 'Add step on timeout' }).click()
+    dialog = page.getByRole('dialog')
+    await pickOption(page, 'Step type', 'Update contact')
+    await dialog.getByRole('textbox', { name: 'Data to set' }).fill('{"lapsed": true')
+    expect(await dialog.textContent()).toContain('Not valid JSON yet')
+    await dialog.getByRole('textbox', { name: 'Data to set' }).fill('{"lapsed": true}')
+    await pickOption(page, 'Subscription', 'Unsubscribe')
+    await dialog.getByRole('button', { name: 'Add step' }).click()
+    await page.getByRole('heading', { name: 'Update contact', level: 2 }).waitFor()
+
+    const response = await fetch(`${server.url}/workflows/${workflowId}`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    type Step = { name: string; type: string; config: Record<string, unknown>; outgoingTransitions: unknown[] }
+    const steps = ((await response.json()) as { steps: Step[] }).steps
+    const byName = new Map(steps.map((step) => [step.name, step]))
+    expect(byName.get('Wait for event')?.config).toEqual({ eventName: 'order.paid', timeout: 172_800 })
+    expect(byName.get('Wait for event')?.outgoingTransitions).toHaveLength(2)
+    expect(byName.get('Webhook')?.config).toEqual({
+      url: 'https://hooks.example/paid/{{contact.id}}',
+      method: 'PUT',
+      headers: { 'X-Token': 'abc' },
+    })
+    expect(byName.get('Exit')?.config).toEqual({ reason: 'paid' })
+    expect(byName.get('Update contact')?.config).toEqual({
+      updates: { lapsed: true },
+      subscriptionAction: 'unsubscribe',
+    })
   })
 })

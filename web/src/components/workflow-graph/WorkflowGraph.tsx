@@ -67,6 +67,8 @@ export function WorkflowGraph({
   )
   return (
     <ReactFlow
+      // Remounted when steps come or go, so the view fits the whole graph again.
+      key={steps.length}
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}

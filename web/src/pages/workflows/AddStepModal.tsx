@@ -8,16 +8,8 @@ import { stepTypeLabel } from './labels'
 import { StepFields } from './StepFields'
 import { initialConfig } from './step-forms/StepConfigFields'
 
-/** Every type but the trigger, which each workflow has exactly one of. */
-const addableTypes: StepType[] = [
-  'SEND_EMAIL',
-  'DELAY',
-  'WAIT_FOR_EVENT',
-  'CONDITION',
-  'WEBHOOK',
-  'UPDATE_CONTACT',
-  'EXIT',
-]
+/** Every type but the trigger, which each workflow has exactly one of; the labels' keys are every StepType. */
+const addableTypes = (Object.keys(stepTypeLabel) as StepType[]).filter((type) => type !== 'TRIGGER')
 
 /** Adds a step on one way out of `from`: at the end of the flow, or in between when that way leads somewhere. */
 export function AddStepModal({

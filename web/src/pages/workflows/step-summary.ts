@@ -13,7 +13,10 @@ export function stepSummary(step: WorkflowStep): string {
     case 'WAIT_FOR_EVENT':
       return `Until ${String(config.eventName)}${typeof config.timeout === 'number' ? `, or ${config.timeout} s` : ''}`
     case 'CONDITION':
-      return typeof config.field === 'string' ? `If ${config.field} ${String(config.operator ?? '')}` : ''
+      if (typeof config.field !== 'string') return ''
+      return [`If ${config.field}`, config.operator, config.value, config.unit]
+        .filter((part) => typeof part === 'string' || typeof part === 'number')
+        .join(' ')
     case 'WEBHOOK':
       return `${String(config.method ?? 'POST')} ${String(config.url ?? '')}`
     case 'UPDATE_CONTACT':
