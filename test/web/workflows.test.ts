@@ -287,6 +287,22 @@ suite(name, { timeout }, () => {
     // The transition is drawn with its branch's name.
     await page.locator('.react-flow__edge-text', { hasText: 'yes' }).waitFor()
 
+    // Drawing from the "no" handle onto the email step connects that branch; selecting it and pressing Delete
+    // disconnects it again.
+    const noHandle = page.getByRole('group', { name: 'Condition step Is VIP' }).locator('[data-handleid="branch:no"]')
+    const target = page.getByRole('group', { name: 'Send email step Send email' }).locator('.react-flow__handle.target')
+    const from = await noHandle.boundingBox()
+    const to = await target.boundingBox()
+    if (!from || !to) throw new Error('the graph shows no handles to connect')
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 10 })
+    await page.mouse.up()
+    await page.getByText('no: leads to Send email').waitFor()
+    await page.locator('.react-flow__edge-text', { hasText: /^no$/ }).click()
+    await page.keyboard.press('Delete')
+    await page.getByText('no: not connected').waitFor()
+
     await enable(page)
     await postWithKey(server.url, key, '/v1/track', {
       email: 'vip@example.net',

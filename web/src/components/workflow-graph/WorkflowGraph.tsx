@@ -3,7 +3,7 @@ import './workflow-graph.css'
 import { Background, Controls, type Edge, MarkerType, ReactFlow } from '@xyflow/react'
 import { useMemo, useState } from 'react'
 import type { WorkflowStep } from '../../api/types'
-import { exitLabel } from './exits'
+import { exitId, exitLabel } from './exits'
 import { layoutSteps } from './layout'
 import { StepNode, type StepNodeType } from './StepNode'
 
@@ -52,11 +52,7 @@ export function WorkflowGraph({
           id: transition.id,
           source: transition.fromStepId,
           target: transition.toStepId,
-          sourceHandle: transition.condition
-            ? `branch:${transition.condition.branch}`
-            : transition.waitOutcome
-              ? `wait:${transition.waitOutcome}`
-              : 'next',
+          sourceHandle: exitId(transition),
           label: exitLabel(transition) || undefined,
           selected: transition.id === selectedEdge,
           markerEnd: { type: MarkerType.ArrowClosed },

@@ -56,7 +56,7 @@ export function useGraphActions(workflow: WorkflowDetail) {
         }
       }
       await connectSteps(id, { fromStepId: input.from.id, toStepId: created.id, ...exitBody(input.exit) })
-      const [firstExit] = stepExits({ ...created, config: created.config })
+      const [firstExit] = stepExits(created)
       if (previous && firstExit) {
         await connectSteps(id, { fromStepId: created.id, toStepId: previous.toStepId, ...exitBody(firstExit) })
       }
