@@ -299,7 +299,8 @@ suite(name, { timeout }, () => {
     await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 10 })
     await page.mouse.up()
     await page.getByText('no: leads to Send email').waitFor()
-    await page.locator('.react-flow__edge-text', { hasText: /^no$/ }).click()
+    await page.getByRole('group', { name: 'From Is VIP, no, to Send email' }).focus()
+    await page.keyboard.press('Enter')
     await page.keyboard.press('Delete')
     await page.getByText('no: not connected').waitFor()
 

@@ -56,7 +56,13 @@ export function WorkflowGraph({
           label: exitLabel(transition) || undefined,
           selected: transition.id === selectedEdge,
           markerEnd: { type: MarkerType.ArrowClosed },
-          ariaLabel: `From ${step.name} to ${steps.find((other) => other.id === transition.toStepId)?.name ?? 'a step'}`,
+          ariaLabel: [
+            `From ${step.name}`,
+            exitLabel(transition),
+            `to ${steps.find((other) => other.id === transition.toStepId)?.name ?? 'a step'}`,
+          ]
+            .filter(Boolean)
+            .join(', '),
         })),
       ),
     [steps, selectedEdge],
@@ -77,7 +83,13 @@ export function WorkflowGraph({
         onSelect(undefined)
         setSelectedEdge(undefined)
       }}
-      onEdgeClick={(_, edge) => setSelectedEdge(edge.id)}
+      // Edge selection is kept here (clicks, or Enter on a focused edge), so Delete can remove the selected one.
+      onEdgesChange={(changes) => {
+        for (const change of changes) {
+          if (change.type === 'select')
+            setSelectedEdge((current) => (change.selected ? change.id : current === change.id ? undefined : current))
+        }
+      }}
       onConnect={(connection) =>
         connection.sourceHandle &&
         onConnect({ fromStepId: connection.source, handle: connection.sourceHandle, toStepId: connection.target })

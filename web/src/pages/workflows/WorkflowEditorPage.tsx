@@ -140,7 +140,8 @@ function StepList({ steps, onSelect }: { steps: WorkflowStep[]; onSelect(id: str
       </Title>
       <Text size="sm" c="dimmed">
         Select a step to edit it, add a step after it, or connect its branches. You can also drag from a step's lower
-        handle to another step to connect them, and select a connection and press Delete to remove it.
+        handle to another step to connect them, and select a connection (click it, or focus it and press Enter) and
+        press Delete to remove it.
       </Text>
       <nav aria-label="Steps">
         <Stack gap={4}>
