@@ -43,12 +43,14 @@ async function setUpProject(page: Page, base: string, project: string, domain: s
   return key
 }
 
-async function createWorkflow(page: Page, workflowName: string, eventName: string): Promise<void> {
+/** A new workflow from the list page; `suggested` picks the event among the names the project has tracked. */
+async function createWorkflow(page: Page, workflowName: string, eventName: string, suggested = false): Promise<void> {
   await page.getByRole('link', { name: 'Workflows' }).click()
   await page.getByRole('button', { name: 'New workflow' }).first().click()
   const dialog = page.getByRole('dialog', { name: 'New workflow' })
   await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill(workflowName)
-  await dialog.getByRole('combobox', { name: 'Trigger event' }).fill(eventName)
+  if (suggested) await pickOption(page, 'Trigger event', eventName)
+  else await dialog.getByRole('combobox', { name: 'Trigger event' }).fill(eventName)
   await dialog.getByRole('button', { name: 'Create workflow' }).click()
   await page.getByRole('heading', { name: workflowName, level: 1 }).waitFor()
   await dismissToasts(page)
@@ -118,7 +120,9 @@ suite(name, { timeout }, () => {
     await page.getByRole('link', { name: 'Workflows' }).click()
     await page.getByText('No workflows yet').waitFor()
     await audit.check('workflows (empty)')
-    await createWorkflow(page, 'Order follow-up', 'order.placed')
+    // An event tracked before the workflow exists starts nothing, and its name is offered as a trigger.
+    await postWithKey(server.url, key, '/v1/track', { email: 'early@example.net', event: 'order.placed' })
+    await createWorkflow(page, 'Order follow-up', 'order.placed', true)
     // A new workflow is its trigger alone, disabled.
     expect(await page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(false)
     await page.getByRole('group', { name: 'Trigger step Trigger: order.placed' }).waitFor()
