@@ -239,6 +239,16 @@ suite(name, { timeout }, () => {
     await page.getByRole('heading', { name: 'Execution for second@example.net' }).waitFor()
     await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Manual start')
     expect(await page.getByText('WELCOME10').isVisible()).toBe(true)
+    // It waits on the delay too; cancelling it stops it there.
+    await expect.poll(() => page.getByTestId('execution-status').textContent()).toBe('WAITING')
+    await dismissToasts(page)
+    await page.getByRole('button', { name: 'Cancel execution…' }).click()
+    await page
+      .getByRole('dialog', { name: 'Cancel this execution?' })
+      .getByRole('button', { name: 'Cancel execution' })
+      .click()
+    await expect.poll(() => page.getByTestId('execution-status').textContent()).toBe('CANCELLED')
+    expect(await page.getByRole('button', { name: 'Cancel execution…' }).count()).toBe(0)
 
     // Deleting the workflow is refused while executions are active.
     await page.getByRole('link', { name: 'Workflows' }).click()
@@ -247,7 +257,7 @@ suite(name, { timeout }, () => {
     await remove.getByRole('button', { name: 'Delete workflow' }).click()
     await expect
       .poll(() => remove.getByRole('alert').textContent())
-      .toContain('Cannot delete workflow: it has 2 active execution(s)')
+      .toContain('Cannot delete workflow: it has 1 active execution(s)')
     await remove.getByRole('button', { name: 'Cancel' }).click()
 
     // Cancel all, then the delete goes through.
@@ -257,7 +267,7 @@ suite(name, { timeout }, () => {
       .getByRole('dialog', { name: 'Cancel every active execution?' })
       .getByRole('button', { name: 'Cancel all' })
       .click()
-    await page.getByText('2 execution(s) cancelled').waitFor()
+    await page.getByText('1 execution(s) cancelled').waitFor()
     await expect.poll(async () => (await executions.textContent())?.match(/CANCELLED/g)?.length).toBe(2)
     await pickOption(page, 'Status', 'COMPLETED')
     await page.getByText('No completed executions').waitFor()

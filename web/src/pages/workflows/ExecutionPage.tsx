@@ -56,7 +56,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
             <Title order={1} size="h2">
               Execution for {execution.contact.email}
             </Title>
-            <Badge size="lg" color={executionStatusColor[execution.status]}>
+            <Badge size="lg" color={executionStatusColor[execution.status]} data-testid="execution-status">
               {execution.status}
             </Badge>
           </Group>
