@@ -51,10 +51,12 @@ export function AddStepModal({
         }}
       >
         <Stack>
-          <Text size="sm" c="dimmed">
-            {branch ? `On the "${branch}" branch. ` : ''}
-            {between ? 'The new step goes between this step and the one it leads to now.' : ''}
-          </Text>
+          {(branch || between) && (
+            <Text size="sm" c="dimmed">
+              {branch ? `On the "${branch}" branch. ` : ''}
+              {between ? 'The new step goes between this step and the one it leads to now.' : ''}
+            </Text>
+          )}
           <GeneralError error={error} title="Not added" />
           <Select
             label="Step type"
