@@ -19,6 +19,8 @@ import {
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
 const timeout = 300_000
+/** Waits on what the worker or the API does in the background, which a busy 2-core machine slows down. */
+const patient = { timeout: 20_000 }
 const name = chromiumPath ? 'workflows in chromium' : 'workflows in chromium (skipped: no chromium binary found)'
 
 /** A project with a sender domain and a transactional template, ready for workflows; answers its secret key. */
@@ -83,7 +85,7 @@ async function addDelayAfter(page: Page, amount: string): Promise<void> {
 
 async function enable(page: Page): Promise<void> {
   await page.getByRole('switch', { name: 'Enabled' }).click()
-  await expect.poll(() => page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(true)
+  await expect.poll(() => page.getByRole('switch', { name: 'Enabled' }).isChecked(), patient).toBe(true)
   await dismissToasts(page)
 }
 
@@ -163,7 +165,7 @@ suite(name, { timeout }, () => {
     await executions.getByRole('link', { name: 'buyer@example.net' }).click()
     await page.getByRole('heading', { name: 'Execution for buyer@example.net' }).waitFor()
     const history = page.getByRole('table', { name: 'Step history' })
-    await expect.poll(() => history.getByRole('row').count()).toBe(3)
+    await expect.poll(() => history.getByRole('row').count(), patient).toBe(3)
     const rows = await history.getByRole('row').allTextContents()
     expect(rows[1]).toContain('Trigger: order.placed')
     expect(rows[2]).toContain('Send email')
@@ -174,7 +176,7 @@ suite(name, { timeout }, () => {
     await page.getByRole('link', { name: 'Mailbox' }).click()
     await page.getByRole('link', { name: /Thanks for your order/ }).click()
     await expect
-      .poll(async () => page.getByRole('table', { name: 'Message headers' }).textContent())
+      .poll(async () => page.getByRole('table', { name: 'Message headers' }).textContent(), patient)
       .toContain('buyer@example.net')
 
     await page.getByRole('link', { name: 'Workflows' }).click()
@@ -195,7 +197,7 @@ suite(name, { timeout }, () => {
     // A field error from the API (422 at config.amount) shows next to its field.
     await addDelayAfter(page, '400')
     const amount = page.getByRole('dialog').getByRole('textbox', { name: 'Wait for' })
-    await expect.poll(() => amount.getAttribute('aria-invalid')).toBe('true')
+    await expect.poll(() => amount.getAttribute('aria-invalid'), patient).toBe('true')
     expect(await page.getByRole('dialog').textContent()).toContain('A delay may last at most 365 days')
     await amount.fill('2')
     await page.getByRole('dialog').getByRole('button', { name: 'Add step' }).click()
@@ -207,7 +209,7 @@ suite(name, { timeout }, () => {
     await pickOption(page, 'Connect to', 'Delay')
     await page.getByRole('button', { name: 'Connect', exact: true }).click()
     await expect
-      .poll(() => page.getByRole('alert').first().textContent())
+      .poll(() => page.getByRole('alert').first().textContent(), patient)
       .toContain('This connection would create a loop in the workflow')
 
     await enable(page)
@@ -224,7 +226,7 @@ suite(name, { timeout }, () => {
     const confirm = page.getByRole('dialog', { name: 'Delete Delay?' })
     await confirm.getByRole('button', { name: 'Delete step' }).click()
     await expect
-      .poll(() => confirm.getByRole('alert').textContent())
+      .poll(() => confirm.getByRole('alert').textContent(), patient)
       .toContain('Cannot splice this step out while 1 execution(s) are on step "Delay"')
     await confirm.getByRole('button', { name: 'Cancel' }).click()
 
@@ -237,17 +239,19 @@ suite(name, { timeout }, () => {
     await start.getByRole('textbox', { name: 'Context (optional)' }).fill('{"coupon": "WELCOME10"}')
     await start.getByRole('button', { name: 'Start execution' }).click()
     await page.getByRole('heading', { name: 'Execution for second@example.net' }).waitFor()
-    await expect.poll(() => page.getByRole('table', { name: 'Execution' }).textContent()).toContain('Manual start')
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Execution' }).textContent(), patient)
+      .toContain('Manual start')
     expect(await page.getByText('WELCOME10').isVisible()).toBe(true)
     // It waits on the delay too; cancelling it stops it there.
-    await expect.poll(() => page.getByTestId('execution-status').textContent()).toBe('WAITING')
+    await expect.poll(() => page.getByTestId('execution-status').textContent(), { timeout: 30_000 }).toBe('WAITING')
     await dismissToasts(page)
     await page.getByRole('button', { name: 'Cancel execution…' }).click()
     await page
       .getByRole('dialog', { name: 'Cancel this execution?' })
       .getByRole('button', { name: 'Cancel execution' })
       .click()
-    await expect.poll(() => page.getByTestId('execution-status').textContent()).toBe('CANCELLED')
+    await expect.poll(() => page.getByTestId('execution-status').textContent(), { timeout: 30_000 }).toBe('CANCELLED')
     expect(await page.getByRole('button', { name: 'Cancel execution…' }).count()).toBe(0)
 
     // Deleting the workflow is refused while executions are active.
@@ -256,7 +260,7 @@ suite(name, { timeout }, () => {
     const remove = page.getByRole('dialog', { name: 'Delete Drip?' })
     await remove.getByRole('button', { name: 'Delete workflow' }).click()
     await expect
-      .poll(() => remove.getByRole('alert').textContent())
+      .poll(() => remove.getByRole('alert').textContent(), patient)
       .toContain('Cannot delete workflow: it has 1 active execution(s)')
     await remove.getByRole('button', { name: 'Cancel' }).click()
 
@@ -268,7 +272,9 @@ suite(name, { timeout }, () => {
       .getByRole('button', { name: 'Cancel all' })
       .click()
     await page.getByText('1 execution(s) cancelled').waitFor()
-    await expect.poll(async () => (await executions.textContent())?.match(/CANCELLED/g)?.length).toBe(2)
+    await expect
+      .poll(async () => (await executions.textContent())?.match(/CANCELLED/g)?.length, { timeout: 30_000 })
+      .toBe(2)
     await pickOption(page, 'Status', 'COMPLETED')
     await page.getByText('No completed executions').waitFor()
     await page.getByRole('combobox', { name: 'Status' }).click()
@@ -329,7 +335,7 @@ suite(name, { timeout }, () => {
     await expect.poll(() => executions.textContent(), { timeout: 60_000 }).toContain('COMPLETED')
     await executions.getByRole('link', { name: 'vip@example.net' }).click()
     const history = page.getByRole('table', { name: 'Step history' })
-    await expect.poll(() => history.getByRole('row').count()).toBe(4)
+    await expect.poll(() => history.getByRole('row').count(), patient).toBe(4)
     const rows = await history.getByRole('row').allTextContents()
     expect(rows[2]).toContain('Is VIP')
     expect(rows[2]).toContain('"branch": "yes"')
