@@ -167,3 +167,33 @@ export async function addPlanContacts(base: string, key: string): Promise<void> 
     })
   }
 }
+
+/** A POST to the public API with the project's secret key; the answer's JSON, checked for the expected status. */
+export async function postWithKey(base: string, key: string, path: string, body: unknown, status = 200) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const json: unknown = await response.json()
+  if (response.status !== status) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`)
+  return json as { id?: string } & Record<string, unknown>
+}
+
+/** Picks an option of a Mantine Select or Autocomplete by its label. */
+export async function pickOption(page: Page, label: string, option: string | RegExp): Promise<void> {
+  await page.getByRole('combobox', { name: label, exact: true }).click()
+  await page.getByRole('option', { name: option }).click()
+}
+
+/** Closes the toasts, which sit over the top-right of the page for a few seconds. */
+export async function dismissToasts(page: Page): Promise<void> {
+  const dismiss = page.getByRole('button', { name: 'Dismiss' })
+  // One at a time: the list shifts as each closes, and one may close by itself meanwhile.
+  for (let tries = 0; tries < 10 && (await dismiss.count()) > 0; tries++) {
+    await dismiss
+      .first()
+      .click({ timeout: 2_000 })
+      .catch(() => undefined)
+  }
+}

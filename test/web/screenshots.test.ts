@@ -149,6 +149,49 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.getByTestId('campaign-status').filter({ hasText: 'SENT' }).waitFor({ timeout: 60_000 })
     await page.getByRole('figure', { name: 'Activity over time' }).waitFor()
     await shot('campaign')
+    const withKey = async (path: string, body: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      expect(response.ok).toBe(true)
+      return (await response.json()) as { id: string }
+    }
+    const templates = (await (
+      await fetch(`${server.url}/templates?search=Order`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { data: { id: string }[] }
+    const flow = await withKey('/workflows', { name: 'Welcome series', eventName: 'signed-up' })
+    await withKey(`/workflows/${flow.id}/steps`, {
+      type: 'SEND_EMAIL',
+      name: 'Welcome email',
+      position: { x: 0, y: 0 },
+      config: {},
+      templateId: templates.data[0]?.id,
+    })
+    await withKey(`/workflows/${flow.id}/steps`, {
+      type: 'WAIT_FOR_EVENT',
+      name: 'Wait for first order',
+      position: { x: 0, y: 0 },
+      config: { eventName: 'order.placed', timeout: 259_200 },
+    })
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    await page.getByRole('link', { name: 'Welcome series', exact: true }).click()
+    await page.getByRole('group', { name: 'Wait for event step Wait for first order' }).click()
+    await page.getByRole('heading', { name: 'Wait for first order', level: 2 }).waitFor()
+    await shot('workflow-editor')
+    await page.getByRole('switch', { name: 'Enabled' }).click()
+    await expect.poll(() => page.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(true)
+    await withKey('/v1/track', { email: 'grace@navy.example', event: 'signed-up', subscribed: true })
+    await page.getByRole('link', { name: 'Executions' }).click()
+    await page.getByRole('table', { name: 'Executions' }).getByRole('link', { name: 'grace@navy.example' }).waitFor()
+    await shot('workflow-executions')
+    await page.getByRole('link', { name: 'grace@navy.example' }).click()
+    await page.getByRole('table', { name: 'Step history' }).waitFor()
+    await shot('workflow-execution')
+    await page.getByRole('link', { name: 'Workflows' }).click()
+    await page.getByRole('table', { name: 'Workflows' }).waitFor()
+    await shot('workflows')
 
     await waitForCapture(server.url, key, 'Welcome aboard, Grace')
     await page.getByRole('link', { name: 'Mailbox' }).click()

@@ -118,6 +118,25 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/segments/SegmentEditorPage')).SegmentEditorPage }),
         },
         {
+          path: 'workflows',
+          lazy: async () => ({ Component: (await import('./pages/workflows/WorkflowsPage')).WorkflowsPage }),
+        },
+        {
+          // The graph editor carries @xyflow/react: its own chunk, loaded only here.
+          path: 'workflows/:id',
+          lazy: async () => ({
+            Component: (await import('./pages/workflows/WorkflowEditorPage')).WorkflowEditorPage,
+          }),
+        },
+        {
+          path: 'workflows/:id/executions',
+          lazy: async () => ({ Component: (await import('./pages/workflows/ExecutionsPage')).ExecutionsPage }),
+        },
+        {
+          path: 'workflows/:id/executions/:executionId',
+          lazy: async () => ({ Component: (await import('./pages/workflows/ExecutionPage')).ExecutionPage }),
+        },
+        {
           path: 'mailbox',
           lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
         },

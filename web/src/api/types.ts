@@ -67,6 +67,35 @@ import type {
 } from '@server/modules/templates/schemas.js'
 import type { uploadView } from '@server/modules/uploads/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
+import type {
+  executionDetail,
+  executionPage,
+  executionStart,
+  executionStatuses,
+  executionView,
+} from '@server/modules/workflows/executions/schemas.js'
+import type {
+  stepCreate,
+  stepDetail,
+  stepTypeSchema,
+  stepUpdate,
+  stepView,
+  transitionCreate,
+  transitionView,
+  workflowCreate,
+  workflowDetail,
+  workflowPage,
+  workflowUpdate,
+  workflowView,
+} from '@server/modules/workflows/schemas.js'
+import type {
+  delayConfig,
+  exitConfig,
+  sendEmailConfig,
+  updateContactConfig,
+  waitForEventConfig,
+} from '@server/modules/workflows/steps/config.js'
+import type { webhookStepConfig } from '@server/modules/workflows/webhook/config.js'
 import type { z } from 'zod'
 
 /** A body as it crosses the wire: JSON turns the server's Date values into ISO strings. */
@@ -150,3 +179,28 @@ export type CampaignStats = Response<typeof campaignStats>
 export type CampaignTimeseries = Response<typeof campaignTimeseries>
 export type AudienceCountInput = Request<typeof audienceCountBody>
 export type AudienceCount = Response<typeof audienceCount>
+export type WorkflowPage = Response<typeof workflowPage>
+export type WorkflowListItem = WorkflowPage['data'][number]
+export type WorkflowInput = Request<typeof workflowCreate>
+export type WorkflowChange = Request<typeof workflowUpdate>
+export type Workflow = Response<typeof workflowView>
+export type WorkflowDetail = Response<typeof workflowDetail>
+export type WorkflowStep = Response<typeof stepDetail>
+export type StepSaved = Response<typeof stepView>
+export type Transition = Response<typeof transitionView>
+export type StepType = z.output<typeof stepTypeSchema>
+export type StepInput = Request<typeof stepCreate>
+export type StepChange = Request<typeof stepUpdate>
+export type TransitionInput = Request<typeof transitionCreate>
+export type SendEmailConfig = Request<typeof sendEmailConfig>
+export type DelayConfig = Request<typeof delayConfig>
+export type WaitForEventConfig = Request<typeof waitForEventConfig>
+export type WebhookConfig = Request<typeof webhookStepConfig>
+export type UpdateContactConfig = Request<typeof updateContactConfig>
+export type ExitConfig = Request<typeof exitConfig>
+export type ExecutionStatus = (typeof executionStatuses)[number]
+export type ExecutionPage = Response<typeof executionPage>
+export type Execution = ExecutionPage['executions'][number]
+export type ExecutionDetail = Response<typeof executionDetail>
+export type ExecutionInput = Request<typeof executionStart>
+export type ExecutionStarted = Response<typeof executionView>

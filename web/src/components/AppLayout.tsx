@@ -18,6 +18,7 @@ const sections = [
   { to: '/templates', label: 'Templates' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/segments', label: 'Segments' },
+  { to: '/workflows', label: 'Workflows' },
   { to: '/mailbox', label: 'Mailbox' },
   { to: '/activity', label: 'Activity' },
   { to: '/analytics', label: 'Analytics' },
