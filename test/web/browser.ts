@@ -80,8 +80,12 @@ export async function launchBrowser(executablePath: string): Promise<Browser> {
 
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  // A dialog fading in is half transparent, and its text then fails the contrast rule: audit what settles.
-  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
+  // A dialog fading in is half transparent, and its text then fails the contrast rule: audit what has settled
+  // (a spinner's endless animation aside).
+  await page.waitForFunction(
+    `document.getAnimations().every((animation) =>
+      animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity)`,
+  )
   // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
   // run inside them (waiting for an answer from one stalled the audit), so they are left out.
   const results = await new AxeBuilder({ page })
