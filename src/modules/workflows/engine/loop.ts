@@ -2,7 +2,7 @@ import { defineLoop } from '../../../jobs/loop.js'
 import { runDueBatch } from './run.js'
 
 /** Executions walked in one transaction. */
-const batchSize = 500
+const batchSize = 200
 /**
  * Batches walked side by side, each in its own transaction on its own connection: a batch spends most of its
  * time waiting on round trips (a contact update per execution), which overlap.
