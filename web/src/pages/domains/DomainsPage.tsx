@@ -77,7 +77,7 @@ export function AddDomainForm({ queryKey }: { queryKey: unknown[] }) {
 
 function StatusBadge({ verified }: { verified: boolean }) {
   return (
-    <Badge color={verified ? 'green.9' : 'yellow.4'} autoContrast>
+    <Badge color={verified ? 'teal.9' : 'yellow.4'} autoContrast>
       {verified ? 'Verified' : 'Pending'}
     </Badge>
   )
@@ -190,7 +190,7 @@ function RecordRow({ record }: { record: DnsRecord }) {
         </Group>
       </Table.Td>
       <Table.Td>
-        <Badge color={record.status === 'verified' ? 'green.9' : 'gray.7'}>{record.status}</Badge>
+        <Badge color={record.status === 'verified' ? 'teal.9' : 'gray.7'}>{record.status}</Badge>
       </Table.Td>
     </Table.Tr>
   )
