@@ -90,7 +90,14 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
                   <Tooltip labelFormatter={(bucket) => formatBucket(String(bucket), result.granularity)} />
                   <Legend />
                   {series.map((item) => (
-                    <Bar key={item.activity} dataKey={item.activity} name={item.label} fill={item.color} />
+                    // Refetched every few seconds while sending: bars that grew in from zero each time would flicker.
+                    <Bar
+                      key={item.activity}
+                      dataKey={item.activity}
+                      name={item.label}
+                      fill={item.color}
+                      isAnimationActive={false}
+                    />
                   ))}
                 </BarChart>
               </ResponsiveContainer>
