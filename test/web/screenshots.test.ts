@@ -3,7 +3,16 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { ensureWebBuild, findChromium, launchBrowser } from './browser.js'
-import { addDomain, appUrl, createProject, readSecretKey, sendEmail, signUp, waitForCapture } from './flows.js'
+import {
+  addDomain,
+  appUrl,
+  createProject,
+  dismissToasts,
+  readSecretKey,
+  sendEmail,
+  signUp,
+  waitForCapture,
+} from './flows.js'
 
 /*
  * Not a check: `npm run screenshots` renders the main pages with sample data into docs/screenshots/ for the
@@ -27,7 +36,7 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     const page = await context.newPage()
     const shot = async (name: string) => {
       // Toasts from the step before would cover the header.
-      for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click()
+      await dismissToasts(page)
       await page.screenshot({ path: `${out}${name}.png` })
     }
 
@@ -58,7 +67,7 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
       const tracked = await fetch(`${server.url}/v1/track`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ email, event: 'signed-up', data: { name, plan } }),
+        body: JSON.stringify({ email, event: 'signed-up', subscribed: true, data: { name, plan } }),
       })
       expect(tracked.status).toBe(200)
     }
@@ -109,7 +118,7 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
-      expect(response.ok).toBe(true)
+      expect(response.ok, `${method} ${path}: ${await response.clone().text()}`).toBe(true)
       return (await response.json()) as T
     }
     const segment = await api<{ id: string }>('POST', '/segments', {
@@ -149,15 +158,7 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.getByTestId('campaign-status').filter({ hasText: 'SENT' }).waitFor({ timeout: 60_000 })
     await page.getByRole('figure', { name: 'Activity over time' }).waitFor()
     await shot('campaign')
-    const withKey = async (path: string, body: unknown) => {
-      const response = await fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      expect(response.ok).toBe(true)
-      return (await response.json()) as { id: string }
-    }
+    const withKey = (path: string, body: unknown) => api<{ id: string }>('POST', path, body)
     const templates = (await (
       await fetch(`${server.url}/templates?search=Order`, { headers: { authorization: `Bearer ${key}` } })
     ).json()) as { data: { id: string }[] }
