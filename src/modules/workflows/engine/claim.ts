@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
-import type { Transaction } from '../../../db/client.js'
+import type { Executor, Transaction } from '../../../db/client.js'
 import { workflowExecutions } from '../../../db/schema/index.js'
 import type { Execution } from './walk.js'
 
@@ -33,6 +33,6 @@ export async function claimDueExecutions(
 }
 
 /** Keeps a failing execution out of the claims until `until`, so it does not spin; it is tried again then. */
-export async function postponeExecution(tx: Transaction, id: string, until: Date): Promise<void> {
-  await tx.update(workflowExecutions).set({ leasedUntil: until }).where(eq(workflowExecutions.id, id))
+export async function postponeExecution(db: Executor, id: string, until: Date): Promise<void> {
+  await db.update(workflowExecutions).set({ leasedUntil: until }).where(eq(workflowExecutions.id, id))
 }

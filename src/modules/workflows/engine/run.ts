@@ -153,9 +153,9 @@ export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (co
         )
       } catch (failure) {
         ctx.log.error({ err: failure, executionId: id }, 'workflow execution failed; retried when its lease ends')
-        await ctx.db
-          .transaction((tx) => postponeExecution(tx, id, new Date(Date.now() + executionLeaseMs)))
-          .catch((postponing: unknown) => ctx.log.error({ err: postponing, executionId: id }, 'postponing failed'))
+        await postponeExecution(ctx.db, id, new Date(Date.now() + executionLeaseMs)).catch((postponing: unknown) =>
+          ctx.log.error({ err: postponing, executionId: id }, 'postponing failed'),
+        )
       }
     }
   }
