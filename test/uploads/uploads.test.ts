@@ -50,6 +50,21 @@ function fetchUpload(url: string): Promise<Response> {
   return fetch(`${server.url}${pathOf(url)}`)
 }
 
+/** A refused upload: 422 with the message a user reads and the `image` field's code (and the decoder's reason). */
+function expectRefusedImage(
+  response: { statusCode: number; json(): unknown },
+  expected: { code: string; message: string; withReason?: boolean; label?: string },
+): void {
+  expect(response.statusCode, expected.label).toBe(422)
+  expect(response.json()).toEqual(
+    errorBody('VALIDATION_ERROR', 422, {
+      message: expected.message,
+      errors: [{ field: 'image', code: expected.code, message: expect.any(String) }],
+      ...(expected.withReason ? { details: { reason: expect.any(String) } } : {}),
+    }),
+  )
+}
+
 const list = (account: Account, query = '') =>
   server.app.inject({ method: 'GET', url: `/uploads${query}`, headers: bearer(account.secretKey) })
 
@@ -205,13 +220,7 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
   it('no file at all (only text fields)', async () => {
     const account = await createAccount(server)
     const response = await postParts(server, account, [{ name: 'image', body: 'not a file' }])
-    expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual(
-      errorBody('VALIDATION_ERROR', 422, {
-        message: 'No image file provided',
-        errors: [{ field: 'image', code: 'invalid_type', message: expect.any(String) }],
-      }),
-    )
+    expectRefusedImage(response, { code: 'invalid_type', message: 'No image file provided' })
     await expectNothingStored(server, account)
   })
 
@@ -220,13 +229,7 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
     const response = await postParts(server, account, [
       { name: 'file', filename: 'a.png', contentType: 'image/png', body: await png() },
     ])
-    expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual(
-      errorBody('VALIDATION_ERROR', 422, {
-        message: 'The file must be sent in the field "image"',
-        errors: [{ field: 'image', code: 'invalid_type', message: expect.any(String) }],
-      }),
-    )
+    expectRefusedImage(response, { code: 'invalid_type', message: 'The file must be sent in the field "image"' })
     await expectNothingStored(server, account)
   })
 
@@ -241,13 +244,7 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
         body: image,
       }))
       const response = await postParts(server, account, parts)
-      expect(response.statusCode).toBe(422)
-      expect(response.json()).toEqual(
-        errorBody('VALIDATION_ERROR', 422, {
-          message: 'Send exactly one file',
-          errors: [{ field: 'image', code: 'too_big', message: expect.any(String) }],
-        }),
-      )
+      expectRefusedImage(response, { code: 'too_big', message: 'Send exactly one file' })
     }
     await expectNothingStored(server, account)
   })
@@ -255,13 +252,7 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
   it('an empty file', async () => {
     const account = await createAccount(server)
     const response = await postImage(server, account, Buffer.alloc(0))
-    expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual(
-      errorBody('VALIDATION_ERROR', 422, {
-        message: 'The image file is empty',
-        errors: [{ field: 'image', code: 'too_small', message: expect.any(String) }],
-      }),
-    )
+    expectRefusedImage(response, { code: 'too_small', message: 'The image file is empty' })
     await expectNothingStored(server, account)
   })
 
@@ -283,14 +274,12 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
       [pngBytes.subarray(0, Math.floor(pngBytes.length * 0.7)), 'cut.png'],
     ] as const) {
       const response = await postImage(server, account, bytes, name)
-      expect(response.statusCode, name).toBe(422)
-      expect(response.json()).toEqual(
-        errorBody('VALIDATION_ERROR', 422, {
-          message: 'The image is damaged or truncated and cannot be read',
-          errors: [{ field: 'image', code: 'invalid_image', message: expect.any(String) }],
-          details: { reason: expect.any(String) },
-        }),
-      )
+      expectRefusedImage(response, {
+        code: 'invalid_image',
+        message: 'The image is damaged or truncated and cannot be read',
+        withReason: true,
+        label: name,
+      })
     }
     await expectNothingStored(server, account)
   })
@@ -303,13 +292,10 @@ describe('POST /uploads/image refuses, with the error body and nothing stored,',
     expect(bomb.length).toBeLessThan(1024 * 1024)
     const before = process.memoryUsage().rss
     const response = await postImage(server, account, bomb, 'bomb.png')
-    expect(response.statusCode).toBe(422)
-    expect(response.json()).toEqual(
-      errorBody('VALIDATION_ERROR', 422, {
-        message: 'The image has 12000x12000 pixels; at most 50000000 are accepted',
-        errors: [{ field: 'image', code: 'too_big', message: expect.any(String) }],
-      }),
-    )
+    expectRefusedImage(response, {
+      code: 'too_big',
+      message: 'The image has 12000x12000 pixels; at most 50000000 are accepted',
+    })
     // Decoding it would take 432 MB.
     expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024)
     await expectNothingStored(server, account)
