@@ -5,7 +5,8 @@ import { notifySuccess } from '../../components/notify'
 
 /**
  * A change to a workflow or its executions: on success a toast says what happened and every workflow query of
- * the project is refreshed (lists, graph, executions), since one change can show on all of them.
+ * the project is refreshed (lists, graph, executions), since one change can show on all of them. Pages not on
+ * screen are refetched too: going back to the list must not first show the workflow as it was.
  */
 export function useWorkflowChange<Input, Result>(
   mutationFn: (input: Input) => Promise<Result>,
@@ -17,7 +18,7 @@ export function useWorkflowChange<Input, Result>(
     mutationFn,
     onSuccess: async (result, input) => {
       notifySuccess(done(result, input))
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id), refetchType: 'all' })
     },
   })
 }
