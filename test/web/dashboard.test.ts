@@ -1,11 +1,17 @@
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
-import { addDomain, appUrl, createProject, readSecretKey, sendEmail, signUp, waitForCapture } from './flows.js'
+import { accessibilityAudit, findChromium } from './browser.js'
+import {
+  addDomain,
+  appUrl,
+  browserSession,
+  createProject,
+  readSecretKey,
+  sendEmail,
+  signUp,
+  waitForCapture,
+} from './flows.js'
 
 const chromiumPath = findChromium()
 // Without chromium (a developer machine) the browser tests are skipped; .ci/run installs it, so CI runs them.
@@ -15,34 +21,10 @@ const timeout = 240_000
 const name = chromiumPath ? 'dashboard in chromium' : 'dashboard in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout }, () => {
-  let server: TestServer
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
-
-  beforeAll(async () => {
-    await ensureWebBuild()
-    server = await startTestServer()
-    browser = await launchBrowser(chromiumPath ?? '')
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
-    page = await context.newPage()
-  })
-  afterEach(async ({ task }) => {
-    // A failed browser test leaves a screenshot of what the page showed.
-    if (task.result?.state === 'fail') {
-      await page.screenshot({ path: path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`) }).catch(() => {})
-    }
-    await context.close()
-  })
+  const session = browserSession(chromiumPath ?? '')
 
   it('signs up, creates a project, and shows an email sent with the secret key in the mailbox', async () => {
+    const { page, server } = session
     await signUp(page, server.url, uniqueEmail())
     await createProject(page, 'Shop')
     const key = await readSecretKey(page)
@@ -71,6 +53,7 @@ suite(name, { timeout }, () => {
   })
 
   it('rotates keys after a confirmation: the old secret key stops at once, the new one works', async () => {
+    const { page, server } = session
     await signUp(page, server.url, uniqueEmail())
     await createProject(page, 'Rotation')
     const oldKey = await readSecretKey(page)
@@ -102,6 +85,7 @@ suite(name, { timeout }, () => {
   })
 
   it('logs out and back in, and sends an unknown session to the login page', async () => {
+    const { page, server } = session
     const email = uniqueEmail()
     await signUp(page, server.url, email)
     await createProject(page, 'Session')
@@ -123,6 +107,7 @@ suite(name, { timeout }, () => {
   })
 
   it('every page passes an axe check with no serious or critical violation', { timeout: 480_000 }, async () => {
+    const { page, server } = session
     const audit = accessibilityAudit(page)
     const expectAccessible = (_page: Page, name: string) => audit.check(name)
     await page.goto(appUrl(server.url, '/signup'))
@@ -203,6 +188,7 @@ suite(name, { timeout }, () => {
   })
 
   it('shows field errors from the API next to their fields', async () => {
+    const { page, server } = session
     await signUp(page, server.url, uniqueEmail())
     await createProject(page, 'Errors')
     await page.getByRole('link', { name: 'Domains' }).click()
@@ -219,6 +205,7 @@ suite(name, { timeout }, () => {
   })
 
   it('lists contacts page by page with search, sort and the total the API counts', async () => {
+    const { page, server } = session
     await signUp(page, server.url, uniqueEmail())
     await createProject(page, 'Contacts')
     const key = await readSecretKey(page)

@@ -1,12 +1,10 @@
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { accessibilityAudit, ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { accessibilityAudit, findChromium } from './browser.js'
 import {
   addDomain,
+  browserSession,
   createProject,
   dismissToasts,
   pickOption,
@@ -90,32 +88,10 @@ async function enable(page: Page): Promise<void> {
 }
 
 suite(name, { timeout }, () => {
-  let server: TestServer
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
-
-  beforeAll(async () => {
-    await ensureWebBuild()
-    server = await startTestServer()
-    browser = await launchBrowser(chromiumPath ?? '')
-  }, 180_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
-  })
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail') {
-      await page.screenshot({ path: path.join(tmpdir(), `mailroom-web-${task.name.slice(0, 40)}.png`) }).catch(() => {})
-    }
-    await context.close()
-  })
+  const session = browserSession(chromiumPath ?? '')
 
   it('builds a two-step workflow, runs it on a tracked event, and shows the history and the email', async () => {
+    const { page, server } = session
     const audit = accessibilityAudit(page)
     const key = await setUpProject(page, server.url, 'Orders', 'orders.example')
 
@@ -190,6 +166,7 @@ suite(name, { timeout }, () => {
   })
 
   it("shows the API's refusals: a loop, a step or workflow an execution is waiting in, a bad config", async () => {
+    const { page, server } = session
     const key = await setUpProject(page, server.url, 'Drip', 'drip.example')
     await createWorkflow(page, 'Drip', 'signed.up')
     await selectStep(page, 'Trigger: signed.up')
@@ -287,6 +264,7 @@ suite(name, { timeout }, () => {
   })
 
   it('branches with a condition step built in the condition builder: a matching contact takes yes', async () => {
+    const { page, server } = session
     const key = await setUpProject(page, server.url, 'Branches', 'vip.example')
     await createWorkflow(page, 'VIP thanks', 'order.placed')
     await selectStep(page, 'Trigger: order.placed')
@@ -344,6 +322,7 @@ suite(name, { timeout }, () => {
   })
 
   it("saves each step type's form as the config the API holds: wait with timeout, webhook, contact update, exit", async () => {
+    const { page, server } = session
     const key = await setUpProject(page, server.url, 'Forms', 'forms.example')
     await createWorkflow(page, 'Payment chase', 'order.placed')
     const workflowId = new URL(page.url()).pathname.split('/').pop() ?? ''
