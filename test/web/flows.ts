@@ -133,13 +133,11 @@ export async function fetchApi<T>(base: string, key: string, method: string, url
 
 /** A JSON call to the API with the project's secret key, as a test's setup or its check of what the page shows. */
 export async function callApi<T>(base: string, key: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as T
+  const response = await fetchApi<T>(base, key, method, path, body)
+  if (response.status < 200 || response.status > 299) {
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`)
+  }
+  return response.body
 }
 
 /** Picks an option of a Mantine Select (or Autocomplete) found by its accessible name inside `scope`. */
@@ -170,14 +168,10 @@ export async function addPlanContacts(base: string, key: string): Promise<void> 
 
 /** A POST to the public API with the project's secret key; the answer's JSON, checked for the expected status. */
 export async function postWithKey(base: string, key: string, path: string, body: unknown, status = 200) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json: unknown = await response.json()
-  if (response.status !== status) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`)
-  return json as { id?: string } & Record<string, unknown>
+  const response = await fetchApi<{ id?: string } & Record<string, unknown>>(base, key, 'POST', path, body)
+  if (response.status !== status)
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body)}`)
+  return response.body
 }
 
 /** Picks an option of a Mantine Select or Autocomplete by its label. */
