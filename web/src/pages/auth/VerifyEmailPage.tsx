@@ -19,6 +19,9 @@ export function VerifyEmailPage() {
     queryKey: ['verify-email', token],
     queryFn: async () => {
       const result = await api<Message>('/auth/verify-email', { method: 'POST', body: { token } })
+      // Project pages answered 403 while the address was unverified (REQUIRE_EMAIL_VERIFICATION); drop those
+      // answers, or the dashboard would show them again from the cache instead of asking.
+      queryClient.removeQueries({ queryKey: ['project'] })
       await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
       return result
     },
