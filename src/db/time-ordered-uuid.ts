@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 
 /**
@@ -8,3 +9,9 @@ import { sql } from 'drizzle-orm'
  */
 export const timeOrderedUuid = sql`encode(overlay(uuid_send(gen_random_uuid())
   PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 'hex')::uuid`
+
+/** The same layout made in JavaScript, for rows whose ids the caller needs before the insert. */
+export function newTimeOrderedUuid(): string {
+  const time = Date.now().toString(16).padStart(12, '0')
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}${randomUUID().slice(13)}`
+}

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.js'
 import type { Executor, Transaction } from '../../db/client.js'
+import { newTimeOrderedUuid } from '../../db/time-ordered-uuid.js'
 
 /**
  * The in-app event bus.
@@ -50,7 +50,7 @@ export async function publishEvents(db: Executor, inputs: readonly EventInput[])
   if (inputs.length === 0) return []
   // Ids are made here so results map back to inputs without relying on RETURNING order.
   const rows = inputs.map((input) => ({
-    id: randomUUID(),
+    id: newTimeOrderedUuid(),
     project_id: input.projectId,
     contact_id: input.contactId,
     name: input.name,

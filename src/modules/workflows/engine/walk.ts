@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
 import { contacts, type workflowExecutions } from '../../../db/schema/index.js'
+import { newTimeOrderedUuid } from '../../../db/time-ordered-uuid.js'
 import type { EventInput } from '../../events/bus.js'
 import { workflowEventNames } from '../../events/names.js'
 import { delayConfig, delayMinutes, exitConfig, waitForEventConfig } from '../steps/config.js'
@@ -273,7 +273,7 @@ export class Walk {
     error?: string,
     executeAfter?: Date | null,
   ): string {
-    const id = randomUUID()
+    const id = newTimeOrderedUuid()
     const finished = status === 'COMPLETED' || status === 'FAILED'
     this.writes.addHistory({
       id,
