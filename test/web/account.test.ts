@@ -96,6 +96,8 @@ suite(name, { timeout }, () => {
       await page.waitForURL('**/app/login')
 
       await page.getByRole('link', { name: 'Forgot password?' }).click()
+      // A lazy route: until its code has loaded, the login page and its own Email field stay on screen.
+      await page.getByRole('button', { name: 'Send reset link' }).waitFor()
       await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
       await page.getByRole('button', { name: 'Send reset link' }).click()
       await page.getByText('If that email exists, a reset link has been sent').waitFor()
