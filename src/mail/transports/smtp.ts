@@ -42,9 +42,10 @@ function poolMessage(message: OutgoingMessage) {
 
 /** Pooled SMTP from `SMTP_URL`: smtp:// upgrades with STARTTLS when offered, smtps:// is TLS from the start. */
 export function createSmtpTransport(url: string, options: SmtpTransportOptions = {}): Transport {
+  const maxConnections = options.maxConnections ?? 8
   const pool = new SMTPPool({
     url,
-    maxConnections: options.maxConnections ?? 8,
+    maxConnections,
     maxMessages: Number.POSITIVE_INFINITY,
     // A message whose pooled connection was closed under it may be tried once more on a fresh one; our
     // own retries with backoff take over after that.
@@ -54,6 +55,10 @@ export function createSmtpTransport(url: string, options: SmtpTransportOptions =
     socketTimeout: 60_000,
   })
   return {
+    // Two per connection: the next message is ready when one ends. More would wait in the pool's FIFO queue,
+    // where a transactional email sat behind ~50 campaign emails (accept-to-sink p50 90–100 ms during a
+    // campaign with 64, 60 ms with 16).
+    concurrency: 2 * maxConnections,
     send(message) {
       return new Promise((resolve, reject) => {
         const mail = poolMessage(message) as unknown as Parameters<SMTPPool['send']>[0]

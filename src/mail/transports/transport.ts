@@ -12,6 +12,8 @@ export type OutgoingMessage = {
 export type SendResult = { providerMessageId: string }
 
 export type Transport = {
+  /** How many sends keep it busy without queueing inside it; the outbox holds the rest, urgent ones first. */
+  concurrency?: number
   /** Resolves once the transport has accepted the message; throws a `TransportError` otherwise. */
   send(message: OutgoingMessage): Promise<SendResult>
   /** Lets sends in progress finish, unless `force` drops them (they are retried later). */

@@ -60,7 +60,10 @@ export type OutboxOptions = {
    */
   maxBulkInFlight?: number
   personalise?: Personalise
-  /** Messages handed to the transport at once; the rest wait in the outbox, urgent ones first. */
+  /**
+   * Messages handed to the transport at once (default: what the transport asks for, else 64); the rest wait in
+   * the outbox, urgent ones first.
+   */
   maxTransportConcurrency?: number
   pollIntervalMs?: number
   /**
@@ -200,7 +203,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   // A few jobs per compose thread keep every thread busy (fewer left them idle, measured); more would only queue
   // there, first come first served, ahead of transactional mail.
   const composeGate = createPriorityGate(8 * availableParallelism())
-  const transportGate = createPriorityGate(options.maxTransportConcurrency ?? 64)
+  const transportGate = createPriorityGate(options.maxTransportConcurrency ?? options.transport.concurrency ?? 64)
   const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails)
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
