@@ -22,6 +22,9 @@ export function VerifyEmailPage() {
       // Project pages answered 403 while the address was unverified (REQUIRE_EMAIL_VERIFICATION); drop those
       // answers, or the dashboard would show them again from the cache instead of asking.
       queryClient.removeQueries({ queryKey: ['project'] })
+      // The page's first question for the user may still be on its way, answered before the address was verified:
+      // an invalidation would only wait for that answer, so it is cancelled and asked again.
+      await queryClient.cancelQueries({ queryKey: meQuery.queryKey })
       await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
       return result
     },
