@@ -81,10 +81,17 @@ export async function launchBrowser(executablePath: string): Promise<Browser> {
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   // A dialog fading in is half transparent, and its text then fails the contrast rule: audit what has settled
-  // (a spinner's endless animation aside).
+  // (a spinner's endless animation aside). A dialog just mounted may not have started its transition yet, so
+  // every open dialog must also be fully opaque, up to the root.
   await page.waitForFunction(
     `document.getAnimations().every((animation) =>
-      animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity)`,
+      animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity) &&
+    [...document.querySelectorAll('[role="dialog"]')].every((dialog) => {
+      for (let element = dialog; element; element = element.parentElement) {
+        if (Number(getComputedStyle(element).opacity) < 1) return false
+      }
+      return true
+    })`,
   )
   // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
   // run inside them (waiting for an answer from one stalled the audit), so they are left out.
