@@ -34,12 +34,13 @@ export const workflowsLoop = defineLoop({
       )
     }
     start(batchSize)
-    // `batches` grows while the first ones claim; each is awaited, so a failed one leaves none unheard.
+    // `batches` grows while the first ones claim (an array's iterator sees what is pushed meanwhile); each is
+    // awaited, so a failed one leaves none unheard.
     let full = false
     let failure: unknown
-    for (let index = 0; index < batches.length; index++) {
+    for (const batch of batches) {
       try {
-        full = ((await batches[index]) ?? 0) >= batchSize || full
+        full = (await batch) >= batchSize || full
       } catch (err) {
         failure ??= err
       }
