@@ -157,13 +157,19 @@ describe('cancelling a campaign mid-send', () => {
     await sink.close()
   })
 
-  it('stops every email not yet handed over; the counts match what arrived; cancelling again is refused', async () => {
+  /** A campaign to `count` new contacts of a new account, sent now. */
+  async function sendingCampaign(label: string, count: number) {
     const { server } = env
-    const { account, from } = await sender(env, 'slow')
-    await insertContacts(server, account.project.id, 3_000, 'slow')
+    const { account, from } = await sender(env, label)
+    await insertContacts(server, account.project.id, count, label)
     const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
     const call = callAs(server, account)
     expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    return { server, account, campaign, call }
+  }
+
+  it('stops every email not yet handed over; the counts match what arrived; cancelling again is refused', async () => {
+    const { server, account, campaign, call } = await sendingCampaign('slow', 3_000)
     await sink.waitForMessages(20, 30_000)
 
     const cancelled = await call('POST', `/campaigns/${campaign.id}/cancel`)
@@ -197,12 +203,7 @@ describe('cancelling a campaign mid-send', () => {
   })
 
   it('does not wait for an email the outbox holds: the cancel ends, then the outbox records that email', async () => {
-    const { server } = env
-    const { account, from } = await sender(env, 'held')
-    await insertContacts(server, account.project.id, 1_000, 'held')
-    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
-    const call = callAs(server, account)
-    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    const { server, account, campaign, call } = await sendingCampaign('held', 1_000)
     await vi.waitFor(async () => {
       const queued = await server.ctx.db.execute<{ done: boolean }>(
         sql`SELECT queued_at IS NOT NULL AS done FROM campaigns WHERE id = ${campaign.id}`,
