@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
-import { eventually } from '../helpers/emails.js'
+import { eventually, unusedPort } from '../helpers/emails.js'
 import { type Account, callAs, createAccount } from '../helpers/factories.js'
 import type { TestServer } from '../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -250,5 +250,66 @@ describe('cancelling a campaign mid-send', () => {
       expect(after.status).toBe('CANCELLED')
       expect(after.sentCount).toBe(sent.rows[0]?.n)
     }, eventually)
+  })
+})
+
+describe('cancelling a campaign none of whose mail has left (the relay is down)', () => {
+  let env: ServerWithDns
+
+  beforeAll(async () => {
+    env = await startServerWithDns({ config: { smtpUrl: `smtp://127.0.0.1:${await unusedPort()}` } })
+  })
+  afterAll(() => env.close())
+
+  /** A campaign to 20 contacts, sent now; resolves once every email failed its first attempt (retried in ~30 s). */
+  async function waitingCampaign(label: string) {
+    const { server } = env
+    const { account, from } = await sender(env, label)
+    await insertContacts(server, account.project.id, 20, label)
+    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
+    const call = callAs(server, account)
+    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    await vi.waitFor(async () => {
+      const tried = await server.ctx.db.execute<{ n: number }>(sql`
+        SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND status = 'QUEUED' AND attempts = 1`)
+      expect(tried.rows[0]?.n).toBe(20)
+    }, eventually)
+    return { server, campaign, call }
+  }
+
+  it('goes back to DRAFT without its emails, and can be sent again', async () => {
+    const { server, campaign, call } = await waitingCampaign('down')
+    const cancelled = await call('POST', `/campaigns/${campaign.id}/cancel`)
+    expect(cancelled.statusCode).toBe(200)
+    expect(cancelled.json().data).toMatchObject({ status: 'DRAFT', totalRecipients: 0, sentCount: 0 })
+    const left = await server.ctx.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id}`,
+    )
+    expect(left.rows[0]?.n).toBe(0)
+    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+  })
+
+  it('does not wait for an email the outbox holds, and counts it as possibly handed over: CANCELLED', async () => {
+    const { server, campaign, call } = await waitingCampaign('down-held')
+    const outbox = await server.ctx.pool.connect()
+    try {
+      await outbox.query('BEGIN')
+      const held = await outbox.query<{ id: string }>(
+        `SELECT id FROM emails WHERE campaign_id = $1 AND status = 'QUEUED' LIMIT 1 FOR UPDATE`,
+        [campaign.id],
+      )
+      expect(held.rows).toHaveLength(1)
+      const cancel = call('POST', `/campaigns/${campaign.id}/cancel`)
+      const first = await Promise.race([cancel, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))])
+      expect(first).not.toBe('waiting')
+      expect((await cancel).json().data).toMatchObject({ status: 'CANCELLED', totalRecipients: 1 })
+      const left = await server.ctx.db.execute<{ id: string }>(
+        sql`SELECT id FROM emails WHERE campaign_id = ${campaign.id}`,
+      )
+      expect(left.rows).toEqual([{ id: held.rows[0]?.id }])
+    } finally {
+      await outbox.query('ROLLBACK')
+      outbox.release()
+    }
   })
 })

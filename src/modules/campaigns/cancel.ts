@@ -33,9 +33,11 @@ export async function cancelCampaign(ctx: AppContext, projectId: string, id: str
         SELECT max(next_attempt_at) FROM emails
         WHERE project_id = ${projectId} AND status = 'QUEUED' AND source_type = 'CAMPAIGN')
       WHERE id = ${projectId}`)
+    // A queued email left after the delete is one the outbox holds: it may still reach the transport, so it
+    // counts as handed over, and the DRAFT path below never has to wait for its lock.
     const handed = await tx.execute<{ count: number }>(sql`
       SELECT count(*)::int AS count FROM emails
-      WHERE campaign_id = ${id} AND (sent_at IS NOT NULL OR status = 'SENDING')`)
+      WHERE campaign_id = ${id} AND (sent_at IS NOT NULL OR status IN ('QUEUED', 'SENDING'))`)
     if ((handed.rows[0]?.count ?? 0) === 0) {
       await tx.execute(sql`DELETE FROM emails WHERE campaign_id = ${id}`)
       return update(tx, id, {
