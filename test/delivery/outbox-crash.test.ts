@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
-  claimDueEmails,
+  claimEmails,
   markEmailsFailed,
   markEmailsForRetry,
   markEmailsSent,
@@ -71,12 +71,12 @@ describe('a worker killed mid-batch', () => {
     servers.add(server)
     const account = await createAccount(server)
     const [id = ''] = await enqueue(server, account.project.id, [testEmail()])
-    const [first] = await claimDueEmails(server.ctx.db, 1, 30)
+    const [first] = (await claimEmails(server.ctx.db, { limit: 1, bulkRoom: 1, minBulk: 1 }, 30)).emails
     expect(first?.attempts).toBe(1)
     // The first claimant stalls past its lease; the email goes to another claim.
     await server.ctx.db.execute(sql`UPDATE emails SET lease_expires_at = now() - interval '1 second'`)
     expect(await requeueExpiredLeases(server.ctx.db, 1_000)).toBe(1)
-    const [second] = await claimDueEmails(server.ctx.db, 1, 30)
+    const [second] = (await claimEmails(server.ctx.db, { limit: 1, bulkRoom: 1, minBulk: 1 }, 30)).emails
     expect(second?.attempts).toBe(2)
     const [claimed] = await findEmails(server, [id])
 

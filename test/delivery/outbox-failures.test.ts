@@ -2,7 +2,7 @@ import { inArray, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emails } from '../../src/db/schema/index.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
-import { claimDueEmails } from '../../src/modules/delivery/sql.js'
+import { claimEmails } from '../../src/modules/delivery/sql.js'
 import { enqueue, eventually, findEmails, testEmail, unusedPort } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -150,7 +150,7 @@ describe('priority', () => {
     )
     const [transactional] = await enqueue(server, account.project.id, [testEmail()])
 
-    const claimed = await claimDueEmails(server.ctx.db, 3, 60)
+    const claimed = (await claimEmails(server.ctx.db, { limit: 3, bulkRoom: 3, minBulk: 1 }, 60)).emails
     expect(claimed[0]?.id).toBe(transactional)
     expect(claimed.slice(1).every((email) => campaign.includes(email.id))).toBe(true)
     expect(claimed.map((email) => email.status)).toEqual(['SENDING', 'SENDING', 'SENDING'])

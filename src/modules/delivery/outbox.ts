@@ -7,15 +7,13 @@ import type { ComposeJob } from '../../mail/outbound/compose.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/outbound/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
-import { failSuppressedEmails } from '../suppressions/service.js'
 import { createNotificationListener } from './listener.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
   bulkPriority,
-  type ClaimBand,
   type ClaimedEmail,
-  claimDueEmails,
+  claimEmails,
   type EmailAttachmentRow,
   findAttachments,
   outboxChannel,
@@ -157,27 +155,6 @@ function toComposeJob(
     ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
     ...(tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}),
   }
-}
-
-/**
- * Claims due emails and fails, instead of sending, those whose address was suppressed (a bounce or a
- * complaint) after they were queued: one query per claimed batch.
- */
-async function claimUnsuppressedEmails(
-  db: Database,
-  limit: number,
-  leaseSeconds: number,
-  band: ClaimBand,
-): Promise<ClaimedEmail[]> {
-  const claimed = await claimDueEmails(db, limit, leaseSeconds, band)
-  if (claimed.length === 0) return claimed
-  const suppressed = new Set(
-    await failSuppressedEmails(
-      db,
-      claimed.map((email) => email.id),
-    ),
-  )
-  return suppressed.size === 0 ? claimed : claimed.filter((email) => !suppressed.has(email.id))
 }
 
 /**
@@ -399,18 +376,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           waitingForRoom = false
           continue
         }
-        const claimed = await claimUnsuppressedEmails(ctx.db, batchSize, leaseSeconds, 'urgent')
-        const wanted = batchSize - claimed.length
-        const bulkRoom = Math.min(wanted, maxBulkInFlight - bulkInFlight)
-        const claimsBulk = bulkRoom > 0 && bulkRoom >= Math.min(bulkClaimSize, wanted)
-        const bulk = claimsBulk ? await claimUnsuppressedEmails(ctx.db, bulkRoom, leaseSeconds, 'bulk') : []
-        claimed.push(...bulk)
+        const bulkRoom = maxBulkInFlight - bulkInFlight
+        const claim = await claimEmails(ctx.db, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
+        const claimed = claim.emails
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
         if (claimed.length > 0) await dispatch(claimed)
-        if (claimed.length < batchSize) {
+        if (claim.urgent + claim.bulk < batchSize) {
           // Held back by the bulk share, not out of due mail: look again as soon as some bulk mail is done.
-          waitingForBulkRoom = bulkRoom < wanted && (!claimsBulk || bulk.length === bulkRoom)
+          const wanted = batchSize - claim.urgent
+          const skipped = bulkRoom < Math.min(bulkClaimSize, wanted)
+          waitingForBulkRoom = bulkRoom < wanted && (skipped || claim.bulk === bulkRoom)
           await waitForWake(pollIntervalMs)
           waitingForBulkRoom = false
         }

@@ -1,6 +1,6 @@
-import { and, asc, eq, gte, inArray, isNotNull, lt, lte, notExists, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, gte, inArray, lt, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { emailAttachments, emails, projects } from '../../db/schema/index.js'
+import { emailAttachments, emails } from '../../db/schema/index.js'
 import type { EmailEventSource } from '../feedback/email-events.js'
 import { suppressedEmailErrors } from '../suppressions/service.js'
 
@@ -64,62 +64,83 @@ export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 /** Campaign mail and anything else sent in bulk: priorities from here on are claimed apart (see the outbox). */
 export const bulkPriority = 10
 
-/**
- * Which priorities a claim takes: `urgent` is transactional and workflow mail, `bulk` campaign mail, `any`
- * both. Each is one range of the claim index.
- */
-export type ClaimBand = 'urgent' | 'bulk' | 'any'
+/** How much one claim takes: `limit` emails at most, urgent ones first, of which `bulkRoom` bulk ones at most. */
+export type ClaimLimits = {
+  limit: number
+  bulkRoom: number
+  /** Bulk mail is claimed only when this many fit (or all the claim still wants): no claims of a few emails. */
+  minBulk: number
+}
 
-const bandRanges: Record<ClaimBand, readonly [number, number]> = {
-  urgent: [0, bulkPriority],
-  bulk: [bulkPriority, heldPriorityOffset],
-  any: [0, heldPriorityOffset],
+/** What a claim took: the emails to send, in priority order; how many of each kind it took, suppressed ones included. */
+export type Claim = { emails: ClaimedEmail[]; urgent: number; bulk: number }
+
+const emailColumns = Object.entries(getTableColumns(emails))
+// Each column under its property name, so a row maps back to a ClaimedEmail.
+const emailColumnsAsKeys = sql.join(
+  emailColumns.map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`),
+  sql`, `,
+)
+
+// The urgent and bulk ranges, each a range scan of the claim index; emails of a project whose sending was paused
+// but that missed the priority offset (queued by a transaction that raced the pause, or retried) are left alone.
+function dueEmails(lowest: number, beyond: number) {
+  return sql`
+    SELECT e.id, e.project_id, e.to_email FROM emails AS e
+    WHERE e.status = 'QUEUED' AND e.priority >= ${lowest} AND e.priority < ${beyond} AND e.next_attempt_at <= now()
+      AND NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = e.project_id AND p.sending_paused_reason IS NOT NULL)
+    ORDER BY e.priority, e.next_attempt_at`
 }
 
 /**
- * Takes up to `limit` due emails of the band, most urgent first, and leases them to this worker. SKIP LOCKED
- * lets any number of workers claim side by side without waiting on each other or taking the same row.
- * Emails of a project whose sending the reputation guard paused stay QUEUED, untouched, until it is resumed.
+ * Takes due emails, most urgent first, and leases them to this worker, in one statement: urgent (transactional
+ * and workflow) mail up to `limit`, then bulk (campaign) mail in what is left of it, within `bulkRoom`. SKIP
+ * LOCKED lets any number of workers claim side by side without waiting on each other or taking the same row. An
+ * email whose address was suppressed (a bounce or a complaint) after it was queued is failed instead, with the
+ * reason. Emails of a project whose sending the reputation guard paused stay QUEUED until it is resumed.
  */
-export async function claimDueEmails(
-  db: Executor,
-  limit: number,
-  leaseSeconds: number,
-  band: ClaimBand = 'any',
-): Promise<ClaimedEmail[]> {
-  const [lowest, beyond] = bandRanges[band]
-  const due = db
-    .select({ id: emails.id })
-    .from(emails)
-    .where(
-      and(
-        eq(emails.status, 'QUEUED'),
-        gte(emails.priority, lowest),
-        lt(emails.priority, beyond),
-        lte(emails.nextAttemptAt, sql`now()`),
-        // Emails that missed the offset (queued by a transaction that raced the pause, or retried) are held here.
-        notExists(
-          db
-            .select({ id: projects.id })
-            .from(projects)
-            .where(and(eq(projects.id, emails.projectId), isNotNull(projects.sendingPausedReason))),
-        ),
-      ),
+export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSeconds: number): Promise<Claim> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    WITH urgent AS MATERIALIZED (
+      ${dueEmails(0, bulkPriority)} LIMIT ${limits.limit} FOR UPDATE OF e SKIP LOCKED
+    ), wanted AS (
+      SELECT ${limits.limit}::int - count(*)::int AS n FROM urgent
+    ), bulk AS MATERIALIZED (
+      ${dueEmails(bulkPriority, heldPriorityOffset)}
+      LIMIT (SELECT CASE WHEN least(${limits.bulkRoom}::int, n) >= greatest(1, least(${limits.minBulk}::int, n))
+        THEN least(${limits.bulkRoom}::int, n) ELSE 0 END FROM wanted)
+      FOR UPDATE OF e SKIP LOCKED
+    ), claimed AS (
+      SELECT c.id, s.reason
+      FROM (SELECT * FROM urgent UNION ALL SELECT * FROM bulk) AS c
+      LEFT JOIN suppressions AS s ON s.project_id = c.project_id AND s.email = lower(c.to_email)
     )
-    .orderBy(asc(emails.priority), asc(emails.nextAttemptAt))
-    .limit(limit)
-    .for('update', { skipLocked: true })
-  const claimed = await db
-    .update(emails)
-    .set({
-      status: 'SENDING',
-      attempts: sql`${emails.attempts} + 1`,
-      leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})`,
-    })
-    .where(inArray(emails.id, due))
-    .returning()
-  // RETURNING does not keep the subquery's order; send in priority order too.
-  return claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+    UPDATE emails
+    SET status = CASE WHEN c.reason IS NULL THEN 'SENDING' ELSE 'FAILED' END::email_status,
+        attempts = emails.attempts + 1,
+        lease_expires_at = CASE WHEN c.reason IS NULL THEN now() + make_interval(secs => ${leaseSeconds}) END,
+        failed_at = CASE WHEN c.reason IS NULL THEN emails.failed_at ELSE now() END,
+        last_error = CASE c.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
+          WHEN 'bounce' THEN ${suppressedEmailErrors.bounce} ELSE emails.last_error END,
+        updated_at = now()
+    FROM claimed AS c
+    WHERE emails.id = c.id
+    RETURNING ${emailColumnsAsKeys}`)
+  const claimed: ClaimedEmail[] = []
+  let urgent = 0
+  for (const row of result.rows) {
+    const email = Object.fromEntries(
+      emailColumns.map(([key, column]) => {
+        const value = row[key]
+        return [key, value === null ? null : column.mapFromDriverValue(value)]
+      }),
+    ) as unknown as ClaimedEmail
+    if (email.priority < bulkPriority) urgent++
+    if (email.status === 'SENDING') claimed.push(email)
+  }
+  // RETURNING does not keep the scans' order; send in priority order too.
+  claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+  return { emails: claimed, urgent, bulk: result.rows.length - urgent }
 }
 
 /** Moves the paused projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
