@@ -12,6 +12,7 @@ import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
   bulkPriority,
+  type Claim,
   type ClaimedEmail,
   claimEmails,
   type EmailAttachmentRow,
@@ -282,12 +283,10 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     }
   }
 
-  const dispatch = async (claimed: ClaimedEmail[]) => {
+  const dispatch = async ({ emails: claimed, withAttachments }: Claim) => {
     const attachments = new Map<string, EmailAttachmentRow[]>()
-    // Campaign mail never has attachments: a batch of it costs no lookup.
-    const mayHaveAttachments = claimed.filter((email) => email.sourceType !== 'CAMPAIGN').map((email) => email.id)
     const [attachmentRows, personalised] = await Promise.all([
-      findAttachments(ctx.db, mayHaveAttachments),
+      findAttachments(ctx.db, withAttachments),
       options.personalise?.(claimed),
     ])
     for (const row of attachmentRows) {
@@ -378,10 +377,9 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         }
         const bulkRoom = maxBulkInFlight - bulkInFlight
         const claim = await claimEmails(ctx.db, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
-        const claimed = claim.emails
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
-        if (claimed.length > 0) await dispatch(claimed)
+        if (claim.emails.length > 0) await dispatch(claim)
         if (claim.urgent + claim.bulk < batchSize) {
           // Held back by the bulk share, not out of due mail: look again as soon as some bulk mail is done.
           const wanted = batchSize - claim.urgent

@@ -72,8 +72,11 @@ export type ClaimLimits = {
   minBulk: number
 }
 
-/** What a claim took: the emails to send, in priority order; how many of each kind it took, suppressed ones included. */
-export type Claim = { emails: ClaimedEmail[]; urgent: number; bulk: number }
+/**
+ * What a claim took: the emails to send, in priority order, and those of them with attachments; how many of each
+ * kind it took, suppressed ones included.
+ */
+export type Claim = { emails: ClaimedEmail[]; withAttachments: string[]; urgent: number; bulk: number }
 
 const emailColumns = Object.entries(getTableColumns(emails))
 // Each column under its property name, so a row maps back to a ClaimedEmail.
@@ -125,8 +128,10 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
         updated_at = now()
     FROM claimed AS c
     WHERE emails.id = c.id
-    RETURNING ${emailColumnsAsKeys}`)
+    RETURNING ${emailColumnsAsKeys},
+      EXISTS (SELECT 1 FROM email_attachments AS a WHERE a.email_id = emails.id) AS "hasAttachments"`)
   const claimed: ClaimedEmail[] = []
+  const withAttachments: string[] = []
   let urgent = 0
   for (const row of result.rows) {
     const email = Object.fromEntries(
@@ -136,11 +141,13 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
       }),
     ) as unknown as ClaimedEmail
     if (email.priority < bulkPriority) urgent++
-    if (email.status === 'SENDING') claimed.push(email)
+    if (email.status !== 'SENDING') continue
+    claimed.push(email)
+    if (row.hasAttachments) withAttachments.push(email.id)
   }
   // RETURNING does not keep the scans' order; send in priority order too.
   claimed.sort((a, b) => a.priority - b.priority || a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
-  return { emails: claimed, urgent, bulk: result.rows.length - urgent }
+  return { emails: claimed, withAttachments, urgent, bulk: result.rows.length - urgent }
 }
 
 /** Moves the paused projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
