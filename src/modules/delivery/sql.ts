@@ -1,4 +1,6 @@
 import { and, eq, getTableColumns, gte, inArray, lt, lte, sql } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, emails } from '../../db/schema/index.js'
 import type { EmailEventSource } from '../feedback/email-events.js'
@@ -78,6 +80,7 @@ export type ClaimLimits = {
  */
 export type Claim = { emails: ClaimedEmail[]; withAttachments: string[]; urgent: number; bulk: number }
 
+const dialect = new PgDialect({ casing: 'snake_case' })
 const emailColumns = Object.entries(getTableColumns(emails))
 // Each column under its property name, so a row maps back to a ClaimedEmail.
 const emailColumnsAsKeys = sql.join(
@@ -102,8 +105,12 @@ function dueEmails(lowest: number, beyond: number) {
  * email whose address was suppressed (a bounce or a complaint) after it was queued is failed instead, with the
  * reason. Emails of a project whose sending the reputation guard paused stay QUEUED until it is resumed.
  */
-export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSeconds: number): Promise<Claim> {
-  const result = await db.execute<Record<string, unknown>>(sql`
+export async function claimEmails(
+  db: pg.Pool | pg.PoolClient,
+  limits: ClaimLimits,
+  leaseSeconds: number,
+): Promise<Claim> {
+  const query = dialect.sqlToQuery(sql`
     WITH urgent AS MATERIALIZED (
       ${dueEmails(0, bulkPriority)} LIMIT ${limits.limit} FOR UPDATE OF e SKIP LOCKED
     ), wanted AS (
@@ -130,6 +137,12 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
     WHERE emails.id = c.id
     RETURNING ${emailColumnsAsKeys},
       EXISTS (SELECT 1 FROM email_attachments AS a WHERE a.email_id = emails.id) AS "hasAttachments"`)
+  // A named statement: each connection plans it once (planning it every time cost more than running it).
+  const result = await db.query<Record<string, unknown>>({
+    name: 'outbox-claim',
+    text: query.sql,
+    values: query.params,
+  })
   const claimed: ClaimedEmail[] = []
   const withAttachments: string[] = []
   let urgent = 0
