@@ -376,7 +376,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           continue
         }
         const bulkRoom = maxBulkInFlight - bulkInFlight
-        const claim = await claimEmails(ctx.pool, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
+        const claim = await claimEmails(ctx.db, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
         if (claim.emails.length > 0) await dispatch(claim)

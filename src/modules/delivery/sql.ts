@@ -1,7 +1,6 @@
 import { and, eq, getTableColumns, gte, inArray, lt, lte, sql } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
-import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
+import { executeNamed } from '../../db/named-statement.js'
 import { emailAttachments, emails } from '../../db/schema/index.js'
 import type { EmailEventSource } from '../feedback/email-events.js'
 import { suppressedEmailErrors } from '../suppressions/service.js'
@@ -41,7 +40,10 @@ export type EmailInsert = Pick<
  * (send, campaigns, workflows) and without a second statement.
  */
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
-  await db.execute(sql`
+  await executeNamed(
+    db,
+    'emails-insert',
+    sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked, status, failed_at,
       last_error)
@@ -59,7 +61,8 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
       "messageId" text, marketing boolean)
     LEFT JOIN projects AS p ON p.id = v."projectId"
-    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
+    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`,
+  )
 }
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 
@@ -80,7 +83,6 @@ export type ClaimLimits = {
  */
 export type Claim = { emails: ClaimedEmail[]; withAttachments: string[]; urgent: number; bulk: number }
 
-const dialect = new PgDialect({ casing: 'snake_case' })
 const emailColumns = Object.entries(getTableColumns(emails))
 // Each column under its property name, so a row maps back to a ClaimedEmail.
 const emailColumnsAsKeys = sql.join(
@@ -105,12 +107,12 @@ function dueEmails(lowest: number, beyond: number) {
  * email whose address was suppressed (a bounce or a complaint) after it was queued is failed instead, with the
  * reason. Emails of a project whose sending the reputation guard paused stay QUEUED until it is resumed.
  */
-export async function claimEmails(
-  db: pg.Pool | pg.PoolClient,
-  limits: ClaimLimits,
-  leaseSeconds: number,
-): Promise<Claim> {
-  const query = dialect.sqlToQuery(sql`
+export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSeconds: number): Promise<Claim> {
+  // Named: planning it took 0.57 ms a call, more than running it.
+  const result = await executeNamed<Record<string, unknown>>(
+    db,
+    'outbox-claim',
+    sql`
     WITH urgent AS MATERIALIZED (
       ${dueEmails(0, bulkPriority)} LIMIT ${limits.limit} FOR UPDATE OF e SKIP LOCKED
     ), wanted AS (
@@ -136,13 +138,8 @@ export async function claimEmails(
     FROM claimed AS c
     WHERE emails.id = c.id
     RETURNING ${emailColumnsAsKeys},
-      EXISTS (SELECT 1 FROM email_attachments AS a WHERE a.email_id = emails.id) AS "hasAttachments"`)
-  // A named statement: each connection plans it once (planning it every time cost more than running it).
-  const result = await db.query<Record<string, unknown>>({
-    name: 'outbox-claim',
-    text: query.sql,
-    values: query.params,
-  })
+      EXISTS (SELECT 1 FROM email_attachments AS a WHERE a.email_id = emails.id) AS "hasAttachments"`,
+  )
   const claimed: ClaimedEmail[] = []
   const withAttachments: string[] = []
   let urgent = 0
@@ -256,7 +253,10 @@ export type SentRow = EmailEventSource & { sentAt: Date }
 /** Only rows still leased to the same claim are changed, so a late answer never overwrites another claim's. */
 export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {
   if (updates.length === 0) return []
-  const result = await db.execute<Record<string, unknown>>(sql`
+  const result = await executeNamed<Record<string, unknown>>(
+    db,
+    'emails-sent',
+    sql`
     UPDATE emails AS e
     SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
         subject = coalesce(v.subject, e.subject), lease_expires_at = NULL, last_error = NULL, updated_at = now()
@@ -264,7 +264,8 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
       AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz, subject text)
     WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
-      e.template_id, e.campaign_id, e.source_type, e.sent_at`)
+      e.template_id, e.campaign_id, e.source_type, e.sent_at`,
+  )
   return result.rows.map((row) => ({
     id: row.id as string,
     projectId: row.project_id as string,
