@@ -9,7 +9,7 @@ import type { AppContext } from './context.js'
 import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
 import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
-import { registerRateLimit } from './http/rate-limit.js'
+import { connectRateLimitStore, registerRateLimit } from './http/rate-limit.js'
 import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
 import { validatorCompiler } from './http/validation.js'
@@ -101,10 +101,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
     requireEmailVerification: ctx.config.requireEmailVerification,
   })
-  // ioredis is loaded only when configured.
-  const redis = ctx.config.redisUrl
-    ? new (await import('ioredis')).Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    : undefined
+  const redis = ctx.config.redisUrl ? await connectRateLimitStore(ctx.config.redisUrl, ctx.log) : undefined
   if (redis) app.addHook('onClose', async () => void redis.disconnect())
   await registerRateLimit(app, { maxPerMinute: ctx.config.rateLimitPerMinute, redis })
 

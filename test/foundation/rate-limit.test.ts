@@ -85,6 +85,19 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
     const limited = await second.app.inject({ method: 'GET', url: '/limited', headers: bearer(account.secretKey) })
     expect(limited.statusCode).toBe(429)
   })
+
+  it('answers the first request after a start: the store is connected before the server takes requests', async () => {
+    const account = await createAccount(first)
+    const databaseUrl = first.config.databaseUrl
+    const config = { rateLimitPerMinute: limit, redisUrl: process.env.TEST_REDIS_URL }
+    const third = await startTestServer({ routes: limitedRoute, worker: false, databaseUrl, config })
+    try {
+      const response = await third.app.inject({ method: 'GET', url: '/limited', headers: bearer(account.secretKey) })
+      expect(response.statusCode).toBe(200)
+    } finally {
+      await third.close()
+    }
+  })
 })
 
 describe('login and signup rate limit', () => {
