@@ -40,10 +40,7 @@ export type EmailInsert = Pick<
  * (send, campaigns, workflows) and without a second statement.
  */
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
-  await executeNamed(
-    db,
-    'emails-insert',
-    sql`
+  await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked, status, failed_at,
       last_error)
@@ -61,8 +58,7 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
       "messageId" text, marketing boolean)
     LEFT JOIN projects AS p ON p.id = v."projectId"
-    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`,
-  )
+    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
 }
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 
@@ -253,10 +249,7 @@ export type SentRow = EmailEventSource & { sentAt: Date }
 /** Only rows still leased to the same claim are changed, so a late answer never overwrites another claim's. */
 export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {
   if (updates.length === 0) return []
-  const result = await executeNamed<Record<string, unknown>>(
-    db,
-    'emails-sent',
-    sql`
+  const result = await db.execute<Record<string, unknown>>(sql`
     UPDATE emails AS e
     SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
         subject = coalesce(v.subject, e.subject), lease_expires_at = NULL, last_error = NULL, updated_at = now()
@@ -264,8 +257,7 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
       AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz, subject text)
     WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
-      e.template_id, e.campaign_id, e.source_type, e.sent_at`,
-  )
+      e.template_id, e.campaign_id, e.source_type, e.sent_at`)
   return result.rows.map((row) => ({
     id: row.id as string,
     projectId: row.project_id as string,
