@@ -35,6 +35,25 @@ async function campaignOf(server: TestServer, account: Account, id: string): Pro
   return (await callAs(server, account)('GET', `/campaigns/${id}`)).json<{ data: CampaignJson }>().data
 }
 
+/** A campaign to `count` new contacts of a new account on `env`, sent now. */
+async function sentCampaign(env: ServerWithDns, label: string, count: number) {
+  const { server } = env
+  const { account, from } = await sender(env, label)
+  await insertContacts(server, account.project.id, count, label)
+  const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
+  const call = callAs(server, account)
+  expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+  return { server, account, campaign, call }
+}
+
+/** Cancels the campaign; fails if the cancel still waits after 5 s (on an email the outbox holds). */
+async function cancelPromptly(call: ReturnType<typeof callAs>, campaignId: string) {
+  const cancel = call('POST', `/campaigns/${campaignId}/cancel`)
+  const first = await Promise.race([cancel, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))])
+  expect(first).not.toBe('waiting')
+  return cancel
+}
+
 describe('campaign delivery', () => {
   let sink: SmtpSink
   let env: ServerWithDns
@@ -157,19 +176,8 @@ describe('cancelling a campaign mid-send', () => {
     await sink.close()
   })
 
-  /** A campaign to `count` new contacts of a new account, sent now. */
-  async function sendingCampaign(label: string, count: number) {
-    const { server } = env
-    const { account, from } = await sender(env, label)
-    await insertContacts(server, account.project.id, count, label)
-    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
-    const call = callAs(server, account)
-    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
-    return { server, account, campaign, call }
-  }
-
   it('stops every email not yet handed over; the counts match what arrived; cancelling again is refused', async () => {
-    const { server, account, campaign, call } = await sendingCampaign('slow', 3_000)
+    const { server, account, campaign, call } = await sentCampaign(env, 'slow', 3_000)
     await sink.waitForMessages(20, 30_000)
 
     const cancelled = await call('POST', `/campaigns/${campaign.id}/cancel`)
@@ -203,7 +211,7 @@ describe('cancelling a campaign mid-send', () => {
   })
 
   it('does not wait for an email the outbox holds: the cancel ends, then the outbox records that email', async () => {
-    const { server, account, campaign, call } = await sendingCampaign('held', 1_000)
+    const { server, account, campaign, call } = await sentCampaign(env, 'held', 1_000)
     await vi.waitFor(async () => {
       const queued = await server.ctx.db.execute<{ done: boolean }>(
         sql`SELECT queued_at IS NOT NULL AS done FROM campaigns WHERE id = ${campaign.id}`,
@@ -224,10 +232,7 @@ describe('cancelling a campaign mid-send', () => {
       )
       const heldId = held.rows[0]?.id
       expect(heldId).toBeDefined()
-      const cancel = call('POST', `/campaigns/${campaign.id}/cancel`)
-      const first = await Promise.race([cancel, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))])
-      expect(first).not.toBe('waiting')
-      const cancelled = await cancel
+      const cancelled = await cancelPromptly(call, campaign.id)
       expect(cancelled.statusCode).toBe(200)
       expect(cancelled.json().data.status).toBe('CANCELLED')
 
@@ -263,18 +268,14 @@ describe('cancelling a campaign none of whose mail has left (the relay is down)'
 
   /** A campaign to 20 contacts, sent now; resolves once every email failed its first attempt (retried in ~30 s). */
   async function waitingCampaign(label: string) {
-    const { server } = env
-    const { account, from } = await sender(env, label)
-    await insertContacts(server, account.project.id, 20, label)
-    const campaign = await createCampaignOk(server, account, campaignBody(from, personalised))
-    const call = callAs(server, account)
-    expect((await call('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
+    const sent = await sentCampaign(env, label, 20)
     await vi.waitFor(async () => {
-      const tried = await server.ctx.db.execute<{ n: number }>(sql`
-        SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${campaign.id} AND status = 'QUEUED' AND attempts = 1`)
+      const tried = await sent.server.ctx.db.execute<{ n: number }>(sql`
+        SELECT count(*)::int AS n FROM emails WHERE campaign_id = ${sent.campaign.id} AND status = 'QUEUED'
+          AND attempts = 1`)
       expect(tried.rows[0]?.n).toBe(20)
     }, eventually)
-    return { server, campaign, call }
+    return sent
   }
 
   it('goes back to DRAFT without its emails, and can be sent again', async () => {
@@ -299,10 +300,10 @@ describe('cancelling a campaign none of whose mail has left (the relay is down)'
         [campaign.id],
       )
       expect(held.rows).toHaveLength(1)
-      const cancel = call('POST', `/campaigns/${campaign.id}/cancel`)
-      const first = await Promise.race([cancel, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))])
-      expect(first).not.toBe('waiting')
-      expect((await cancel).json().data).toMatchObject({ status: 'CANCELLED', totalRecipients: 1 })
+      expect((await cancelPromptly(call, campaign.id)).json().data).toMatchObject({
+        status: 'CANCELLED',
+        totalRecipients: 1,
+      })
       const left = await server.ctx.db.execute<{ id: string }>(
         sql`SELECT id FROM emails WHERE campaign_id = ${campaign.id}`,
       )
