@@ -95,6 +95,12 @@ export type Outbox = {
   wake(): void
 }
 
+/** What a claim's emails need besides their row, fetched once per claim. */
+type PreparedClaim = {
+  attachments: Map<string, EmailAttachmentRow[]>
+  personalised: Map<string, Personalisation> | undefined
+}
+
 export type OutboxContext = { db: Database; pool: pg.Pool; log: Logger; metrics: Metrics }
 
 const defaultRetryPolicy: RetryPolicy = {
@@ -232,14 +238,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     return key
   }
 
-  const deliver = async (email: ClaimedEmail, attachments: EmailAttachmentRow[], personal?: Personalisation) => {
+  const deliver = async (email: ClaimedEmail, prepared: Promise<PreparedClaim>) => {
     try {
+      const { attachments, personalised } = await prepared
+      if (isKilled()) return
+      const personal = personalised?.get(email.id)
       if (personal && 'error' in personal) throw new ComposeError(personal.error)
       const key = await signingKey(email.projectId, domainOf(email.fromEmail))
       const content = personal ? { ...email, ...personal } : email
       const urgent = email.priority < bulkPriority
       const raw = await composeGate.run(urgent, () =>
-        composePool.compose(toComposeJob(content, attachments, key, options.tracking)),
+        composePool.compose(toComposeJob(content, attachments.get(email.id) ?? [], key, options.tracking)),
       )
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (lostLeases.get(email.id) === email.attempts) return
@@ -283,7 +292,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     }
   }
 
-  const dispatch = async ({ emails: claimed, withAttachments }: Claim) => {
+  const prepare = async ({ emails: claimed, withAttachments }: Claim): Promise<PreparedClaim> => {
     const attachments = new Map<string, EmailAttachmentRow[]>()
     const [attachmentRows, personalised] = await Promise.all([
       findAttachments(ctx.db, withAttachments),
@@ -292,11 +301,24 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     for (const row of attachmentRows) {
       attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
     }
-    for (const email of claimed) {
+    return { attachments, personalised }
+  }
+
+  /**
+   * Counts the claimed emails in flight at once and prepares their content (attachments, campaign rendering) in the
+   * background: the loop claims again meanwhile, so transactional mail never waits for a campaign batch's rendering.
+   * A claim whose preparation fails is retried like any temporary failure.
+   */
+  const dispatch = (claim: Claim) => {
+    const prepared = prepare(claim)
+    prepared.catch((err: unknown) =>
+      ctx.log.warn({ err, emails: claim.emails.length }, 'preparing claimed emails failed; they will be retried'),
+    )
+    for (const email of claim.emails) {
       leases.set(email.id, email.attempts)
       const bulk = email.priority >= bulkPriority
       if (bulk) bulkInFlight++
-      const delivery = deliver(email, attachments.get(email.id) ?? [], personalised?.get(email.id)).finally(() => {
+      const delivery = deliver(email, prepared).finally(() => {
         inFlight.delete(delivery)
         if (bulk) bulkInFlight--
         if (leases.get(email.id) === email.attempts) leases.delete(email.id)
@@ -379,7 +401,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         const claim = await claimEmails(ctx.db, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
         // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
         if (isKilled()) break
-        if (claim.emails.length > 0) await dispatch(claim)
+        if (claim.emails.length > 0) dispatch(claim)
         if (claim.urgent + claim.bulk < batchSize) {
           // Held back by the bulk share, not out of due mail: look again as soon as some bulk mail is done.
           const wanted = batchSize - claim.urgent
