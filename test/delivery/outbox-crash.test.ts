@@ -71,12 +71,12 @@ describe('a worker killed mid-batch', () => {
     servers.add(server)
     const account = await createAccount(server)
     const [id = ''] = await enqueue(server, account.project.id, [testEmail()])
-    const [first] = (await claimEmails(server.ctx.db, { limit: 1, bulkRoom: 1, minBulk: 1 }, 30)).emails
+    const [first] = (await claimEmails(server.ctx.db, { urgent: 1, bulk: 0 }, 30)).emails
     expect(first?.attempts).toBe(1)
     // The first claimant stalls past its lease; the email goes to another claim.
     await server.ctx.db.execute(sql`UPDATE emails SET lease_expires_at = now() - interval '1 second'`)
     expect(await requeueExpiredLeases(server.ctx.db, 1_000)).toBe(1)
-    const [second] = (await claimEmails(server.ctx.db, { limit: 1, bulkRoom: 1, minBulk: 1 }, 30)).emails
+    const [second] = (await claimEmails(server.ctx.db, { urgent: 1, bulk: 0 }, 30)).emails
     expect(second?.attempts).toBe(2)
     const [claimed] = await findEmails(server, [id])
 

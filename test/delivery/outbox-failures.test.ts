@@ -150,7 +150,7 @@ describe('priority', () => {
     )
     const [transactional] = await enqueue(server, account.project.id, [testEmail()])
 
-    const claimed = (await claimEmails(server.ctx.db, { limit: 3, bulkRoom: 3, minBulk: 1 }, 60)).emails
+    const claimed = (await claimEmails(server.ctx.db, { urgent: 3, bulk: 2 }, 60)).emails
     expect(claimed[0]?.id).toBe(transactional)
     expect(claimed.slice(1).every((email) => campaign.includes(email.id))).toBe(true)
     expect(claimed.map((email) => email.status)).toEqual(['SENDING', 'SENDING', 'SENDING'])

@@ -14,6 +14,7 @@ import {
   bulkPriority,
   type Claim,
   type ClaimedEmail,
+  type ClaimLimits,
   claimEmails,
   type EmailAttachmentRow,
   findAttachments,
@@ -22,6 +23,7 @@ import {
   requeueAllLeases,
   requeueExpiredLeases,
 } from './sql.js'
+import { createWakeSignal, type WakeSignal } from './wake-signal.js'
 
 export type DkimSigningKey = { selector: string; privateKeyPem: string }
 
@@ -201,8 +203,10 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const lostLeases = new Map<string, number>()
 
   let state: 'running' | 'stopping' | 'killed' = 'running'
-  let wakeRequested = false
-  let wakeUp: (() => void) | undefined
+  // Transactional and campaign mail are claimed by two loops, each woken by its own signal: a transactional email
+  // is claimed as soon as it is committed, never after a campaign batch's claim.
+  const urgentSignal = createWakeSignal()
+  const bulkSignal = createWakeSignal()
   let waitingForRoom = false
   let waitingForBulkRoom = false
 
@@ -210,23 +214,10 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const isKilled = () => state === 'killed'
 
   const wake = () => {
-    wakeRequested = true
-    wakeUp?.()
+    urgentSignal.notify()
+    bulkSignal.notify()
   }
   const listener = createNotificationListener(ctx.pool, outboxChannel, wake, ctx.log)
-
-  const waitForWake = (timeoutMs: number) =>
-    new Promise<void>((resolve) => {
-      if (wakeRequested || state !== 'running') return resolve()
-      const timer = setTimeout(() => wakeUp?.(), timeoutMs)
-      wakeUp = () => {
-        clearTimeout(timer)
-        wakeUp = undefined
-        resolve()
-      }
-    }).then(() => {
-      wakeRequested = false
-    })
 
   const signingKey = (projectId: string, domain: string) => {
     const cacheKey = `${projectId}\n${domain}`
@@ -323,8 +314,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         if (bulk) bulkInFlight--
         if (leases.get(email.id) === email.attempts) leases.delete(email.id)
         if (lostLeases.get(email.id) === email.attempts) lostLeases.delete(email.id)
-        if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) wakeUp?.()
-        if (waitingForBulkRoom && bulkInFlight <= maxBulkInFlight - bulkClaimSize) wakeUp?.()
+        if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) urgentSignal.notify()
+        if (waitingForBulkRoom && bulkInFlight <= maxBulkInFlight - bulkClaimSize) bulkSignal.notify()
       })
       inFlight.add(delivery)
     }
@@ -376,56 +367,90 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     }
   }
 
-  const run = async () => {
-    let leasesCheckedAt = 0
-    let predecessorReaped = !options.soleWorker
+  // Before either loop claims: requeuing every SENDING email after a claim would requeue this worker's own.
+  let predecessorReaped: Promise<void> | undefined = options.soleWorker ? undefined : Promise.resolve()
+  const reapPredecessor = () => {
+    predecessorReaped ??= requeueAllLeases(ctx.db).then(logRequeued, (err: unknown) => {
+      predecessorReaped = undefined
+      throw err
+    })
+    return predecessorReaped
+  }
+
+  /**
+   * Claims emails of one kind while the outbox runs. Waits on `signal` while `room` leaves less than `atLeast`, and
+   * after a claim that took fewer than it asked for (no more due mail of its kind for now).
+   */
+  const claimLoop = async (loop: {
+    kind: keyof ClaimLimits
+    signal: WakeSignal
+    room: () => number
+    atLeast: number
+    onWaitingForRoom: (waiting: boolean) => void
+    beforeClaim: () => Promise<void>
+  }) => {
     while (state === 'running') {
       try {
-        await listener.ensure()
-        if (!predecessorReaped) {
-          logRequeued(await requeueAllLeases(ctx.db))
-          predecessorReaped = true
+        await loop.beforeClaim()
+        const free = Math.min(loop.room(), batchSize)
+        if (free < loop.atLeast) {
+          loop.onWaitingForRoom(true)
+          await loop.signal.wait(pollIntervalMs)
+          loop.onWaitingForRoom(false)
+          continue
         }
+        const claim = await claimEmails(ctx.db, { urgent: 0, bulk: 0, [loop.kind]: free }, leaseSeconds)
+        // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
+        if (isKilled()) break
+        if (claim.emails.length > 0) dispatch(claim)
+        if (claim[loop.kind] < free) await loop.signal.wait(pollIntervalMs)
+      } catch (err) {
+        if (state !== 'running') break
+        ctx.log.error({ err, kind: loop.kind }, 'outbox loop failed; retrying')
+        await loop.signal.wait(pollIntervalMs)
+      }
+    }
+  }
+
+  let leasesCheckedAt = 0
+  const loops = Promise.all([
+    claimLoop({
+      kind: 'urgent',
+      signal: urgentSignal,
+      room: () => maxInFlight - inFlight.size,
+      atLeast: batchSize,
+      onWaitingForRoom: (waiting) => {
+        waitingForRoom = waiting
+      },
+      beforeClaim: async () => {
+        await listener.ensure()
+        await reapPredecessor()
         if (Date.now() - leasesCheckedAt >= pollIntervalMs) {
           leasesCheckedAt = Date.now()
           logRequeued(await requeueExpired())
         }
-        const room = maxInFlight - inFlight.size
-        if (room < batchSize) {
-          waitingForRoom = true
-          await waitForWake(pollIntervalMs)
-          waitingForRoom = false
-          continue
-        }
-        const bulkRoom = maxBulkInFlight - bulkInFlight
-        const claim = await claimEmails(ctx.db, { limit: batchSize, bulkRoom, minBulk: bulkClaimSize }, leaseSeconds)
-        // Emails claimed while stopping are still sent; only a killed worker leaves them to their lease.
-        if (isKilled()) break
-        if (claim.emails.length > 0) dispatch(claim)
-        if (claim.urgent + claim.bulk < batchSize) {
-          // Held back by the bulk share, not out of due mail: look again as soon as some bulk mail is done.
-          const wanted = batchSize - claim.urgent
-          const skipped = bulkRoom < Math.min(bulkClaimSize, wanted)
-          waitingForBulkRoom = bulkRoom < wanted && (skipped || claim.bulk === bulkRoom)
-          await waitForWake(pollIntervalMs)
-          waitingForBulkRoom = false
-        }
-      } catch (err) {
-        if (state !== 'running') break
-        ctx.log.error({ err }, 'outbox loop failed; retrying')
-        await waitForWake(pollIntervalMs)
-      }
-    }
-  }
-  const loop = run()
+      },
+    }),
+    // Bulk mail is claimed a few dozen emails at a time, within its share of the emails in flight.
+    claimLoop({
+      kind: 'bulk',
+      signal: bulkSignal,
+      room: () => Math.min(maxBulkInFlight - bulkInFlight, maxInFlight - inFlight.size),
+      atLeast: bulkClaimSize,
+      onWaitingForRoom: (waiting) => {
+        waitingForBulkRoom = waiting
+      },
+      beforeClaim: reapPredecessor,
+    }),
+  ])
 
   return {
     wake,
     async stop() {
       if (state !== 'running') return
       state = 'stopping'
-      wakeUp?.()
-      await loop
+      wake()
+      await loops
       await Promise.all(inFlight)
       stopRenewing()
       await recorder.drain()
@@ -438,10 +463,10 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       state = 'killed'
       stopRenewing()
       recorder.discard()
-      wakeUp?.()
+      wake()
       await options.transport.close({ force: true })
       if (ownsComposePool) await composePool.close()
-      await loop
+      await loops
       await listener.close()
     },
   }

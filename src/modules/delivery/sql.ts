@@ -65,13 +65,8 @@ export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 /** Campaign mail and anything else sent in bulk: priorities from here on are claimed apart (see the outbox). */
 export const bulkPriority = 10
 
-/** How much one claim takes: `limit` emails at most, urgent ones first, of which `bulkRoom` bulk ones at most. */
-export type ClaimLimits = {
-  limit: number
-  bulkRoom: number
-  /** Bulk mail is claimed only when this many fit (or all the claim still wants): no claims of a few emails. */
-  minBulk: number
-}
+/** How much one claim takes: at most `urgent` transactional and workflow emails and `bulk` campaign ones. */
+export type ClaimLimits = { urgent: number; bulk: number }
 
 /**
  * What a claim took: the emails to send, in priority order, and those of them with attachments; how many of each
@@ -97,8 +92,9 @@ function dueEmails(lowest: number, beyond: number) {
 }
 
 /**
- * Takes due emails, most urgent first, and leases them to this worker, in one statement: urgent (transactional
- * and workflow) mail up to `limit`, then bulk (campaign) mail in what is left of it, within `bulkRoom`. SKIP
+ * Takes due emails and leases them to this worker, in one statement: up to `limits.urgent` transactional and
+ * workflow emails and up to `limits.bulk` campaign ones, oldest first within each priority (the outbox claims the
+ * two kinds in loops of their own, so a limit is usually 0). SKIP
  * LOCKED lets any number of workers claim side by side without waiting on each other or taking the same row. An
  * email whose address was suppressed (a bounce or a complaint) after it was queued is failed instead, with the
  * reason. Emails of a project whose sending the reputation guard paused stay QUEUED until it is resumed.
@@ -110,14 +106,9 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
     'outbox-claim',
     sql`
     WITH urgent AS MATERIALIZED (
-      ${dueEmails(0, bulkPriority)} LIMIT ${limits.limit} FOR UPDATE OF e SKIP LOCKED
-    ), wanted AS (
-      SELECT ${limits.limit}::int - count(*)::int AS n FROM urgent
+      ${dueEmails(0, bulkPriority)} LIMIT ${limits.urgent}::int FOR UPDATE OF e SKIP LOCKED
     ), bulk AS MATERIALIZED (
-      ${dueEmails(bulkPriority, heldPriorityOffset)}
-      LIMIT (SELECT CASE WHEN least(${limits.bulkRoom}::int, n) >= greatest(1, least(${limits.minBulk}::int, n))
-        THEN least(${limits.bulkRoom}::int, n) ELSE 0 END FROM wanted)
-      FOR UPDATE OF e SKIP LOCKED
+      ${dueEmails(bulkPriority, heldPriorityOffset)} LIMIT ${limits.bulk}::int FOR UPDATE OF e SKIP LOCKED
     ), claimed AS (
       SELECT c.id, s.reason
       FROM (SELECT * FROM urgent UNION ALL SELECT * FROM bulk) AS c
