@@ -8,6 +8,7 @@ import { ComposeError, type ComposePool, startComposePool } from '../../mail/out
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
 import { createNotificationListener } from './listener.js'
+import { registerLocalOutbox } from './local-wake.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
@@ -218,6 +219,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     bulkSignal.notify()
   }
   const listener = createNotificationListener(ctx.pool, outboxChannel, wake, ctx.log)
+  const unregisterLocalWake = registerLocalOutbox(ctx.pool, { wake, soleWorker: options.soleWorker ?? false })
 
   const signingKey = (projectId: string, domain: string) => {
     const cacheKey = `${projectId}\n${domain}`
@@ -449,6 +451,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     async stop() {
       if (state !== 'running') return
       state = 'stopping'
+      unregisterLocalWake()
       wake()
       await loops
       await Promise.all(inFlight)
@@ -461,6 +464,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     async kill() {
       if (state === 'killed') return
       state = 'killed'
+      unregisterLocalWake()
       stopRenewing()
       recorder.discard()
       wake()

@@ -3,6 +3,7 @@ import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { domainOf } from '../../mail/address.js'
+import { wakeOutboxesInProcess } from './local-wake.js'
 import { bulkPriority, insertEmails, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
@@ -102,12 +103,14 @@ const wakeDelayMs = 5
 const pendingWakes = new WeakSet<pg.Pool>()
 
 /**
- * Wakes idle outbox workers after the transaction that enqueued emails has committed. Not a NOTIFY inside that
+ * Wakes idle outbox workers after the transaction that enqueued emails has committed: this process's own at once,
+ * the others through PostgreSQL (unless this process is the database's sole worker). Not a NOTIFY inside that
  * transaction: PostgreSQL serialises the commits of every transaction that notifies, which caps /v1/send at a
  * few hundred requests per second. Wakes within a few milliseconds are coalesced into one NOTIFY; workers also
  * poll, so a lost wake only delays delivery.
  */
 export function wakeOutbox(pool: pg.Pool): void {
+  if (wakeOutboxesInProcess(pool)) return
   if (pendingWakes.has(pool)) return
   pendingWakes.add(pool)
   setTimeout(() => {
