@@ -55,10 +55,11 @@ export function createSmtpTransport(url: string, options: SmtpTransportOptions =
     socketTimeout: 60_000,
   })
   return {
-    // Two per connection: the next message is ready when one ends. More would wait in the pool's FIFO queue,
-    // where a transactional email sat behind ~50 campaign emails (accept-to-sink p50 90–100 ms during a
-    // campaign with 64, 60 ms with 16).
-    concurrency: 2 * maxConnections,
+    // One per connection: any more wait in the pool's FIFO queue, where a transactional email sat behind campaign
+    // emails; in the outbox's priority gate it overtakes them. During a full-speed campaign the SMTP exchange of a
+    // transactional email took p50 16–19 ms with two per connection, 6–8 ms with one, at the same campaign rate
+    // (2026-11-27; accept-to-sink p50 90–100 ms with 64 per pool, 60 ms with 16).
+    concurrency: maxConnections,
     send(message) {
       return new Promise((resolve, reject) => {
         const mail = poolMessage(message) as unknown as Parameters<SMTPPool['send']>[0]
