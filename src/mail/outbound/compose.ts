@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto'
 import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
+import { type ContactRender, renderForContact } from './contact-render.js'
 import { dkimSignature } from './dkim.js'
 import { serializeMime } from './mime.js'
 import { applyTracking, type TrackingOptions } from './tracking-html.js'
@@ -36,7 +37,10 @@ export type DkimKey = { domainName: string; selector: string; privateKeyPem: str
  * The job a compose worker runs: add open and click tracking when asked, build the MIME message, then sign it
  * when a key is given. Tracking is applied here rather than at enqueue so the stored HTML stays the original.
  */
-export type ComposeJob = { message: MessageSpec; dkim?: DkimKey; tracking?: EmailTracking }
+export type ComposeJob = { message: MessageSpec; render?: ContactRender; dkim?: DkimKey; tracking?: EmailTracking }
+
+/** A built message and the subject it went out with (rendered for its contact when the job had a `render`). */
+export type BuiltMessage = { raw: Buffer; subject: string }
 
 // The headers a receiver shows or acts on; a signature over them cannot be replayed with other content.
 const signedHeaderNames: readonly string[] = [
@@ -161,6 +165,16 @@ export function buildMessage(job: ComposeJob, keys = new PrivateKeyCache()): Buf
   const bytes = Buffer.allocUnsafeSlow(message.length)
   bytes.write(message, 'latin1')
   return bytes
+}
+
+/**
+ * What a compose thread runs: renders the job's campaign content for its contact first, when it has some (its
+ * subject, body and List-Unsubscribe headers replace the stored ones), then builds the message.
+ */
+export async function composeJob(job: ComposeJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
+  if (!job.render) return { raw: buildMessage(job, keys), subject: job.message.subject }
+  const { subject, html, headers } = await renderForContact(job.render)
+  return { raw: buildMessage({ ...job, message: { ...job.message, subject, html, headers } }, keys), subject }
 }
 
 function signed(text: string, key: DkimKey, keys: PrivateKeyCache): string {

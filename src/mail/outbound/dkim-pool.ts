@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { ComposeJob } from './compose.js'
+import type { BuiltMessage, ComposeJob } from './compose.js'
 import type { WorkerRequest, WorkerResponse } from './dkim-worker.js'
 
 /** Raised when a message cannot be built (bad input): retrying would fail the same way. */
@@ -9,12 +9,12 @@ export class ComposeError extends Error {
 }
 
 export type ComposePool = {
-  /** Builds and DKIM-signs a message on a worker thread; resolves with the raw RFC 5322 bytes. */
-  compose(job: ComposeJob): Promise<Buffer>
+  /** Renders, builds and DKIM-signs a message on a worker thread; resolves with its raw RFC 5322 bytes. */
+  compose(job: ComposeJob): Promise<BuiltMessage>
   close(): Promise<void>
 }
 
-type Pending = { resolve(raw: Buffer): void; reject(err: Error): void }
+type Pending = { resolve(built: BuiltMessage): void; reject(err: Error): void }
 type PoolWorker = { worker: Worker; pending: Map<number, Pending> }
 
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './dkim-worker.ts' : './dkim-worker.js', import.meta.url)
@@ -45,7 +45,10 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
       entry.pending.delete(response.id)
       if (entry.pending.size === 0) entry.worker.unref()
       if ('error' in response) pending.reject(new ComposeError(response.error))
-      else pending.resolve(Buffer.from(response.raw.buffer, response.raw.byteOffset, response.raw.byteLength))
+      else {
+        const raw = Buffer.from(response.raw.buffer, response.raw.byteOffset, response.raw.byteLength)
+        pending.resolve({ raw, subject: response.subject })
+      }
     })
     const fail = (err: Error) => {
       for (const pending of entry.pending.values()) pending.reject(err)
@@ -67,7 +70,7 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
       let entry = workers[0] as PoolWorker
       for (const candidate of workers) if (candidate.pending.size < entry.pending.size) entry = candidate
       const id = nextId++
-      return new Promise<Buffer>((resolve, reject) => {
+      return new Promise<BuiltMessage>((resolve, reject) => {
         // An idle thread must not keep the process alive, a busy one must until it has answered.
         if (entry.pending.size === 0) entry.worker.ref()
         entry.pending.set(id, { resolve, reject })

@@ -2,10 +2,7 @@ import { inArray } from 'drizzle-orm'
 import { unsubscribeMailDomain } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { campaigns, contacts } from '../../db/schema/index.js'
-import { AppError } from '../../errors.js'
-import { listUnsubscribeHeaders } from '../../mail/outbound/list-unsubscribe.js'
-import { renderEmail } from '../../mail/outbound/render.js'
-import { withSubscriptionUrls } from '../../mail/outbound/subscription-links.js'
+import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import type { Personalisation } from '../delivery/outbox.js'
 import type { ClaimedEmail } from '../delivery/sql.js'
 
@@ -20,10 +17,11 @@ export const personalisationErrors = {
 } as const
 
 /**
- * Renders the claimed campaign emails, each for its contact as the contact is now: the campaign's subject and
- * body with the contact's data, its unsubscribe links and List-Unsubscribe headers. Two queries per claimed
- * batch, whatever its size. A campaign cancelled since the email was queued, a contact deleted since, or (for
- * all but TRANSACTIONAL campaigns) one unsubscribed since, stops the email here, before the transport.
+ * Decides, for each claimed campaign email, whether it still goes out and what its compose thread renders: the
+ * campaign's subject and body with its contact's data as the contact is now, its unsubscribe links and
+ * List-Unsubscribe headers. Two queries per claimed batch, whatever its size. A campaign cancelled since the email
+ * was queued, a contact deleted since, or (for all but TRANSACTIONAL campaigns) one unsubscribed since, stops the
+ * email here, before the transport.
  */
 export async function personaliseCampaignEmails(
   ctx: AppContext,
@@ -52,22 +50,22 @@ export async function personaliseCampaignEmails(
   ])
   const campaignsById = new Map(campaignRows.map((row) => [row.id, row]))
   const contactsById = new Map(contactRows.map((row) => [row.id, row]))
-  await Promise.all(
-    emails.map(async (email) => {
-      const campaign = email.campaignId ? campaignsById.get(email.campaignId) : undefined
-      const contact = email.contactId ? contactsById.get(email.contactId) : undefined
-      result.set(email.id, await personalise(ctx, email, campaign, contact))
-    }),
-  )
+  const { publicUrl, secret } = ctx.config
+  const inboundDomain = unsubscribeMailDomain(ctx.config)
+  for (const email of emails) {
+    const campaign = email.campaignId ? campaignsById.get(email.campaignId) : undefined
+    const contact = email.contactId ? contactsById.get(email.contactId) : undefined
+    result.set(email.id, personalise(email, campaign, contact, { publicUrl, secret, inboundDomain }))
+  }
   return result
 }
 
-async function personalise(
-  ctx: AppContext,
+function personalise(
   email: ClaimedEmail,
   campaign: CampaignContent | undefined,
   contact: Recipient | undefined,
-): Promise<Personalisation> {
+  links: Omit<ContactRender['links'], 'subject'>,
+): Personalisation {
   if (!campaign || (campaign.status !== 'SENDING' && campaign.status !== 'SENT')) {
     return { error: personalisationErrors.cancelled }
   }
@@ -75,21 +73,12 @@ async function personalise(
   if (!contact.subscribed && campaign.type !== 'TRANSACTIONAL') return { error: personalisationErrors.unsubscribed }
   // Naming the campaign makes an unsubscribe through this email count in its `unsubscribedCount`.
   const subject = { projectId: email.projectId, contactId: contact.id, campaignId: campaign.id }
-  const { publicUrl, secret } = ctx.config
-  try {
-    const rendered = await renderEmail(
-      campaign,
-      withSubscriptionUrls({ id: contact.id, email: contact.email, data: contact.data }, publicUrl, secret, subject),
-    )
-    const headers = listUnsubscribeHeaders({
-      publicUrl,
-      secret,
-      subject,
-      inboundDomain: unsubscribeMailDomain(ctx.config),
-    })
-    return { subject: rendered.subject, html: rendered.html, headers }
-  } catch (err) {
-    if (err instanceof AppError) return { error: err.message }
-    throw err
+  return {
+    render: {
+      subject: campaign.subject,
+      body: campaign.body,
+      contact: { id: contact.id, email: contact.email, data: contact.data },
+      links: { ...links, subject },
+    },
   }
 }

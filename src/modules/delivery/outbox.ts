@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { domainOf } from '../../mail/address.js'
 import type { ComposeJob } from '../../mail/outbound/compose.js'
+import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/outbound/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
@@ -28,8 +29,8 @@ import { createWakeSignal, type WakeSignal } from './wake-signal.js'
 
 export type DkimSigningKey = { selector: string; privateKeyPem: string }
 
-/** The content of an email made when it is sent, or why it must not be. */
-export type Personalisation = { subject: string; html: string; headers: Record<string, string> } | { error: string }
+/** What to render for an email's contact when it is sent (on a compose thread), or why it must not be sent. */
+export type Personalisation = { render: ContactRender } | { error: string }
 
 /**
  * Makes the content of the claimed emails stored without it (campaign mail is rendered for each contact at
@@ -143,6 +144,7 @@ function toComposeJob(
   attachments: EmailAttachmentRow[],
   key: DkimSigningKey | undefined,
   tracking: TrackingLinks | undefined,
+  render: ContactRender | undefined,
 ): ComposeJob {
   const domain = domainOf(email.fromEmail)
   return {
@@ -162,6 +164,7 @@ function toComposeJob(
         disposition: attachment.disposition,
       })),
     },
+    ...(render ? { render } : {}),
     ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
     ...(tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}),
   }
@@ -238,11 +241,9 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       const personal = personalised?.get(email.id)
       if (personal && 'error' in personal) throw new ComposeError(personal.error)
       const key = await signingKey(email.projectId, domainOf(email.fromEmail))
-      const content = personal ? { ...email, ...personal } : email
       const urgent = email.priority < bulkPriority
-      const raw = await composeGate.run(urgent, () =>
-        composePool.compose(toComposeJob(content, attachments.get(email.id) ?? [], key, options.tracking)),
-      )
+      const job = toComposeJob(email, attachments.get(email.id) ?? [], key, options.tracking, personal?.render)
+      const { raw, subject } = await composeGate.run(urgent, () => composePool.compose(job))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (lostLeases.get(email.id) === email.attempts) return
       const { providerMessageId } = await transportGate.run(urgent, () =>
@@ -251,7 +252,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           emailId: email.id,
           messageId: email.messageId,
           envelope: { from: email.fromEmail, to: [email.toEmail] },
-          subject: content.subject,
+          subject,
           raw,
         }),
       )
@@ -263,7 +264,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
             attempts: email.attempts,
             providerMessageId,
             sentAt,
-            ...(personal ? { subject: content.subject } : {}),
+            ...(personal ? { subject } : {}),
           },
           email.createdAt,
         )

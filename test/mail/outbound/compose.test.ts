@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildMessage, type DkimKey, type MessageSpec } from '../../../src/mail/outbound/compose.js'
-import { type ComposePool, startComposePool } from '../../../src/mail/outbound/dkim-pool.js'
+import { ComposeError, type ComposePool, startComposePool } from '../../../src/mail/outbound/dkim-pool.js'
 import { publishDkimKey, verifyDkim } from '../../helpers/dkim.js'
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server.js'
 
@@ -82,7 +82,7 @@ describe('DKIM signing', () => {
   })
 
   it('signs on a worker thread with a signature that verifies against the published key', async () => {
-    const raw = await pool.compose({ message, dkim: key })
+    const { raw } = await pool.compose({ message, dkim: key })
 
     const [result] = await verifyDkim(raw, dns)
     expect(result?.status.result).toBe('pass')
@@ -103,10 +103,62 @@ describe('DKIM signing', () => {
   })
 
   it('fails verification once a signed header is altered', async () => {
-    const raw = await pool.compose({ message, dkim: key })
+    const { raw } = await pool.compose({ message, dkim: key })
     const tampered = Buffer.from(raw.toString('latin1').replace('Subject: ', 'Subject: RE: '), 'latin1')
 
     const [result] = await verifyDkim(tampered, dns)
     expect(result?.status.result).toBe('fail')
+  })
+})
+
+describe('rendering campaign content on a compose thread', () => {
+  let pool: ComposePool
+  const links = {
+    publicUrl: 'https://mailroom.example.test',
+    secret: 'a-secret-of-at-least-thirty-two-characters',
+    subject: { projectId: '5f0c9d1e-8a4b-4c6d-9e2f-1a3b5c7d9e0f', contactId: '6a1d0e2f-9b5c-4d7e-8f3a-2b4c6d8e0f1a' },
+  }
+
+  beforeAll(() => {
+    pool = startComposePool({ size: 1 })
+  })
+  afterAll(() => pool.close())
+
+  it('renders the subject and body with the contact’s data and adds its List-Unsubscribe headers', async () => {
+    const { raw, subject } = await pool.compose({
+      message: { ...message, attachments: [], headers: {}, subject: 'stored', html: '<p>stored</p>' },
+      render: {
+        subject: 'Hi {{ data.name }}',
+        body: '<p>Hello {{ data.name }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+        contact: { id: links.subject.contactId, email: 'reader@example.org', data: { name: 'Ada <b>' } },
+        links,
+      },
+    })
+    expect(subject).toBe('Hi Ada <b>')
+    const parsed = await simpleParser(raw)
+    expect(parsed.subject).toBe('Hi Ada <b>')
+    expect(parsed.html).toContain('<p>Hello Ada &lt;b&gt;</p>')
+    expect(parsed.html).toContain('href="https://mailroom.example.test/unsubscribe/')
+    // Unfolded: a long header value continues on the next line.
+    const head = raw
+      .toString('latin1')
+      .split('\r\n\r\n')[0]
+      ?.replace(/\r\n[ \t]+/g, ' ')
+    expect(head).toMatch(/^List-Unsubscribe: <https:\/\/mailroom\.example\.test\/unsubscribe\//m)
+    expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m)
+  })
+
+  it('fails the email for good when its template cannot be rendered for the contact', async () => {
+    const composing = pool.compose({
+      message: { ...message, attachments: [] },
+      render: {
+        subject: 'Hi',
+        body: '{% for i in (1..100000000) %}x{% endfor %}',
+        contact: { id: links.subject.contactId, email: 'reader@example.org', data: {} },
+        links,
+      },
+    })
+    await expect(composing).rejects.toThrow(ComposeError)
+    await expect(composing).rejects.toThrow(/Template could not be rendered: memory alloc limit exceeded/)
   })
 })
