@@ -1,7 +1,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wakeOutbox } from '../../src/modules/delivery/service.js'
 import { outboxChannel } from '../../src/modules/delivery/sql.js'
-import { enqueue, testEmail } from '../helpers/emails.js'
+import { enqueue, findEmails, testEmail } from '../helpers/emails.js'
 import { createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -37,14 +38,31 @@ describe('waking the outbox of the process that accepted the mail', () => {
     await sink.close()
   })
 
+  it('wakes only the claim loop of the kind of mail that was queued', async () => {
+    const account = await createAccount(server)
+    // Queued as campaign mail, but the helper's wake is a transactional one: the campaign loop sleeps on.
+    const [id = ''] = await enqueue(server, account.project.id, [
+      testEmail({ sourceType: 'CAMPAIGN', to: { email: 'campaign@example.org' } }),
+    ])
+    await settle()
+    expect((await findEmails(server, [id]))[0]?.status).toBe('QUEUED')
+
+    wakeOutbox(server.ctx.pool, 'bulk')
+    await sink.waitForMessages(1, 5_000)
+    expect(sink.messages.map((message) => message.envelope.to)).toEqual([['campaign@example.org']])
+  })
+
   it('wakes it directly, and sends no NOTIFY when it is the database’s sole worker', async () => {
     const account = await createAccount(server)
     const wakes = await listenForWakes(server)
     try {
       await enqueue(server, account.project.id, [testEmail({ to: { email: 'direct@example.org' } })])
-      await sink.waitForMessages(1, 5_000)
+      await sink.waitForMessages(2, 5_000)
       await settle()
-      expect(sink.messages.map((message) => message.envelope.to)).toEqual([['direct@example.org']])
+      expect(sink.messages.map((message) => message.envelope.to)).toEqual([
+        ['campaign@example.org'],
+        ['direct@example.org'],
+      ])
       expect(wakes.received).toEqual([])
 
       // Once it has stopped, other processes' workers are woken through PostgreSQL again.

@@ -98,7 +98,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
   if (queued === undefined) return false
   if (queued.count > 0) {
     ctx.metrics.emails.accepted(queued.count)
-    wakeOutbox(ctx.pool)
+    wakeOutbox(ctx.pool, 'bulk')
   }
   return queued.full
 }

@@ -11,13 +11,14 @@ export type NotificationListener = {
 export function createNotificationListener(
   pool: pg.Pool,
   channel: string,
-  onNotification: () => void,
+  onNotification: (payload: string | undefined) => void,
   log: Logger,
 ): NotificationListener {
   let current: { client: pg.PoolClient; detach(): void } | undefined
 
   const connect = async () => {
     const client = await pool.connect()
+    const onMessage = (message: pg.Notification) => onNotification(message.payload)
     const onError = (err: Error) => {
       if (current?.client !== client) return
       log.warn({ err, channel }, 'lost the LISTEN connection; polling until it is back')
@@ -27,10 +28,10 @@ export function createNotificationListener(
     }
     // Once released, the client is the pool's: its later errors (a server shutting down) are not ours.
     const detach = () => {
-      client.off('notification', onNotification)
+      client.off('notification', onMessage)
       client.off('error', onError)
     }
-    client.on('notification', onNotification)
+    client.on('notification', onMessage)
     client.on('error', onError)
     try {
       await client.query(`LISTEN ${channel}`)

@@ -20,6 +20,7 @@ import {
   claimEmails,
   type EmailAttachmentRow,
   findAttachments,
+  type OutboxWake,
   outboxChannel,
   renewLeases,
   requeueAllLeases,
@@ -95,8 +96,8 @@ export type Outbox = {
    * until their lease expires and another worker takes them (or a sole worker restarts). For crash tests.
    */
   kill(): Promise<void>
-  /** Looks for due emails now instead of at the next poll. */
-  wake(): void
+  /** Looks for due emails (of one kind, or all by default) now instead of at the next poll. */
+  wake(kind?: OutboxWake): void
 }
 
 /** What a claim's emails need besides their row, fetched once per claim. */
@@ -217,11 +218,17 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   // A function, so TypeScript does not narrow `state` across the awaits of the loop.
   const isKilled = () => state === 'killed'
 
-  const wake = () => {
-    urgentSignal.notify()
-    bulkSignal.notify()
+  const wake = (kind: OutboxWake = 'all') => {
+    if (kind !== 'bulk') urgentSignal.notify()
+    if (kind !== 'urgent') bulkSignal.notify()
   }
-  const listener = createNotificationListener(ctx.pool, outboxChannel, wake, ctx.log)
+  // A payload this version does not know (an older process sends none) wakes both loops.
+  const listener = createNotificationListener(
+    ctx.pool,
+    outboxChannel,
+    (payload) => wake(payload === 'urgent' || payload === 'bulk' ? payload : 'all'),
+    ctx.log,
+  )
   const unregisterLocalWake = registerLocalOutbox(ctx.pool, { wake, soleWorker: options.soleWorker ?? false })
 
   const signingKey = (projectId: string, domain: string) => {

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { domainOf } from '../../mail/address.js'
 import { wakeOutboxesInProcess } from './local-wake.js'
-import { bulkPriority, insertEmails, outboxChannel } from './sql.js'
+import { bulkPriority, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
 
@@ -100,7 +100,7 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
 }
 
 const wakeDelayMs = 5
-const pendingWakes = new WeakSet<pg.Pool>()
+const pendingWakes = new WeakMap<pg.Pool, Set<OutboxWake>>()
 
 /**
  * Wakes idle outbox workers after the transaction that enqueued emails has committed: this process's own at once,
@@ -109,12 +109,17 @@ const pendingWakes = new WeakSet<pg.Pool>()
  * few hundred requests per second. Wakes within a few milliseconds are coalesced into one NOTIFY; workers also
  * poll, so a lost wake only delays delivery.
  */
-export function wakeOutbox(pool: pg.Pool): void {
-  if (wakeOutboxesInProcess(pool)) return
-  if (pendingWakes.has(pool)) return
-  pendingWakes.add(pool)
+export function wakeOutbox(pool: pg.Pool, kind: OutboxWake = 'urgent'): void {
+  if (wakeOutboxesInProcess(pool, kind)) return
+  let pending = pendingWakes.get(pool)
+  if (!pending) {
+    pending = new Set()
+    pendingWakes.set(pool, pending)
+  }
+  if (pending.has(kind)) return
+  pending.add(kind)
   setTimeout(() => {
-    pendingWakes.delete(pool)
-    pool.query('SELECT pg_notify($1, $2)', [outboxChannel, '']).catch(() => {})
+    pending.delete(kind)
+    pool.query('SELECT pg_notify($1, $2)', [outboxChannel, kind]).catch(() => {})
   }, wakeDelayMs)
 }

@@ -9,6 +9,12 @@ import { suppressedEmailErrors } from '../suppressions/service.js'
 export const outboxChannel = 'mailroom_outbox'
 
 /**
+ * Which of the outbox's claim loops new mail concerns (the NOTIFY payload): transactional and workflow mail, campaign
+ * mail, or both. Waking only the loop concerned saves the other a claim that would find nothing.
+ */
+export type OutboxWake = 'urgent' | 'bulk' | 'all'
+
+/**
  * Added to the priority of a paused project's queued emails. The claim only reads priorities below it, so a
  * held backlog sits outside the claim's index range and costs the other projects' claims nothing.
  */

@@ -24,7 +24,7 @@ export function registerReputationRoutes(app: App, ctx: AppContext): void {
   app.post('/users/@me/projects/:id/security/resume', { config: resume, schema }, async (request) => {
     const userId = userOf(request)
     // The emails held while paused are due already: wake the outbox once the lift has committed.
-    if (await resumeProjectSending(ctx.db, userId, request.params.id)) wakeOutbox(ctx.pool)
+    if (await resumeProjectSending(ctx.db, userId, request.params.id)) wakeOutbox(ctx.pool, 'all')
     return getMemberProjectSecurity(ctx.db, ctx.config, userId, request.params.id)
   })
 }
