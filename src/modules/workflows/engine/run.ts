@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
 import { workflowExecutions } from '../../../db/schema/index.js'
+import { wakeOutbox } from '../../delivery/service.js'
 import { claimDueExecutions, postponeExecution } from './claim.js'
 import { loadDefinition, type WorkflowDefinition } from './definition.js'
 import type { StepResult } from './step-context.js'
@@ -75,7 +76,7 @@ async function advanceBatch(ctx: AppContext, tx: Transaction, executions: readon
     if (call) calls.push(call)
   }
   await writes.flush(tx, ctx.log)
-  return calls
+  return { calls, queuedEmails: writes.queuedEmails }
 }
 
 /** After a webhook's answer: record it and go on from there, in a transaction of its own. */
@@ -87,7 +88,7 @@ async function finishCall(ctx: AppContext, tx: Transaction, pending: PendingCall
   const walk = new Walk(ctx, tx, execution, await loadDefinition(tx, execution.workflowId), writes)
   const next = walk.settle(pending.step, result, pending.stepExecutionId) === 'go' ? await walk.run() : walk.save()
   await writes.flush(tx, ctx.log)
-  return next instanceof Date ? undefined : next
+  return { next: next instanceof Date ? undefined : next, queuedEmails: writes.queuedEmails }
 }
 
 /** A webhook call, then the rest of its execution, call after call. */
@@ -96,7 +97,9 @@ async function runCalls(ctx: AppContext, first: PendingCall): Promise<void> {
   while (pending) {
     const call: PendingCall = pending
     const result = await call.call()
-    pending = await ctx.db.transaction((tx) => finishCall(ctx, tx, call, result))
+    const finished = await ctx.db.transaction((tx) => finishCall(ctx, tx, call, result))
+    if (finished?.queuedEmails) wakeOutbox(ctx.pool)
+    pending = finished?.next
   }
 }
 
@@ -134,23 +137,28 @@ function startCalls(ctx: AppContext, calls: readonly PendingCall[]): void {
  */
 export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (count: number) => void): Promise<number> {
   let ids: string[] = []
-  let calls: PendingCall[] = []
+  const calls: PendingCall[] = []
+  let queuedEmails = false
+  const advanced = (batch: Awaited<ReturnType<typeof advanceBatch>>) => {
+    calls.push(...batch.calls)
+    queuedEmails ||= batch.queuedEmails
+  }
   try {
-    calls = await ctx.db.transaction(async (tx) => {
-      const executions = await claimDueExecutions(tx, limit)
-      ids = executions.map((execution) => execution.id)
-      onClaimed(ids.length)
-      return advanceBatch(ctx, tx, executions)
-    })
+    advanced(
+      await ctx.db.transaction(async (tx) => {
+        const executions = await claimDueExecutions(tx, limit)
+        ids = executions.map((execution) => execution.id)
+        onClaimed(ids.length)
+        return advanceBatch(ctx, tx, executions)
+      }),
+    )
   } catch (err) {
     // A failed claim is the loop's to report; nothing was run.
     if (ids.length === 0) throw err
     ctx.log.warn({ err, executions: ids.length }, 'a batch of workflow executions failed; running them one by one')
     for (const id of ids) {
       try {
-        calls.push(
-          ...(await ctx.db.transaction(async (tx) => advanceBatch(ctx, tx, await claimDueExecutions(tx, 1, [id])))),
-        )
+        advanced(await ctx.db.transaction(async (tx) => advanceBatch(ctx, tx, await claimDueExecutions(tx, 1, [id]))))
       } catch (failure) {
         ctx.log.error({ err: failure, executionId: id }, 'workflow execution failed; retried when its lease ends')
         await postponeExecution(ctx.db, id, new Date(Date.now() + executionLeaseMs)).catch((postponing: unknown) =>
@@ -159,6 +167,8 @@ export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (co
       }
     }
   }
+  // Committed: the outbox can claim the emails now rather than at its next poll.
+  if (queuedEmails) wakeOutbox(ctx.pool)
   startCalls(ctx, calls)
   return ids.length
 }

@@ -189,6 +189,7 @@ export class Walk {
           output: { triggered: true, eventName: step.config.eventName ?? null, timestamp: new Date().toISOString() },
         }
       case 'SEND_EMAIL':
+        this.writes.queuedEmails = true
         return runSendEmail(step, scope)
       case 'DELAY': {
         const delay = delayConfig.parse(step.config)
