@@ -243,8 +243,33 @@ async function main() {
         failures: failures.slice(0, 3),
         p50Ms: percentile(latencies, 0.5),
         p99Ms: percentile(latencies, 0.99),
+        stages: await transactionalStages(started),
       }
     }
+  }
+
+  /**
+   * Where the transactional latency went, from the emails' own timestamps: request start to the accepting
+   * transaction (`created_at` is its start), then to the SMTP server's reply (`sent_at`: claim, compose, transport).
+   */
+  const transactionalStages = async (started: ReadonlyMap<number, number>) => {
+    const rows = await ctx.db.execute<{ id: string; created: number; sent: number | null }>(sql`
+      SELECT headers->>'X-Bench-Transactional' AS id, extract(epoch FROM created_at) * 1000 AS created,
+        extract(epoch FROM sent_at) * 1000 AS sent
+      FROM emails WHERE project_id = ${transactionalProject.id}`)
+    const accepted: number[] = []
+    const toSmtpReply: number[] = []
+    for (const row of rows.rows) {
+      const at = started.get(Number(row.id))
+      if (at === undefined || row.sent === null) continue
+      accepted.push(Number(row.created) - at)
+      toSmtpReply.push(Number(row.sent) - Number(row.created))
+    }
+    const summary = (values: number[]) => {
+      values.sort((a, b) => a - b)
+      return { p50Ms: Math.round(percentile(values, 0.5)), p99Ms: Math.round(percentile(values, 0.99)) }
+    }
+    return { requestToAccepted: summary(accepted), acceptedToSmtpReply: summary(toSmtpReply) }
   }
 
   /** Messages other than the transactional ones: raw nodemailer's and the campaigns'. */
