@@ -1,29 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../../helpers/domains.js'
-import { type Account, createAccount, createContact } from '../../helpers/factories.js'
-import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
-import { insertTemplate, insertWorkflow, track } from './fixtures.js'
+import { createContact } from '../../helpers/factories.js'
+import { insertTemplate, insertWorkflow, type MailingServer, startMailingServer, track } from './fixtures.js'
 
 describe('an email queued by a workflow step', () => {
-  let sink: SmtpSink
-  let env: ServerWithDns
-  let account: Account
-  let from: string
+  let mailing: MailingServer
 
   beforeAll(async () => {
-    sink = await startSmtpSink()
     // The outbox polls once a minute: only a wake after the step's batch commits delivers within the test.
-    env = await startServerWithDns({ config: { smtpUrl: sink.url }, delivery: { pollIntervalMs: 60_000 } })
-    account = await createAccount(env.server)
-    const domain = await addVerifiedDomain(env.server, env.dns, account, `wake-${process.pid}.mailroom.test`)
-    from = `hello@${domain.domain}`
+    mailing = await startMailingServer('wake', { delivery: { pollIntervalMs: 60_000 } })
   })
-  afterAll(async () => {
-    await env.close()
-    await sink.close()
-  })
+  afterAll(() => mailing.close())
 
   it('reaches the SMTP server within seconds of the event, not at the outbox’s next poll', async () => {
+    const { env, account, from, sink } = mailing
     const { server } = env
     const templateId = await insertTemplate(server, account.project.id, { from })
     await insertWorkflow(server, account.project.id, {

@@ -8,9 +8,37 @@ import {
   workflows,
   workflowTransitions,
 } from '../../../src/db/schema/index.js'
+import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../../helpers/domains.js'
 import { eventually } from '../../helpers/emails.js'
-import { type Account, bearer } from '../../helpers/factories.js'
-import type { TestServer } from '../../helpers/server.js'
+import { type Account, bearer, createAccount } from '../../helpers/factories.js'
+import type { TestServer, TestServerOptions } from '../../helpers/server.js'
+import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
+
+export type MailingServer = {
+  sink: SmtpSink
+  env: ServerWithDns
+  account: Account
+  from: string
+  close(): Promise<void>
+}
+
+/** A server delivering to an SMTP sink, with an account whose sender domain `<name>-<pid>.mailroom.test` is verified. */
+export async function startMailingServer(name: string, options: TestServerOptions = {}): Promise<MailingServer> {
+  const sink = await startSmtpSink()
+  const env = await startServerWithDns({ ...options, config: { ...options.config, smtpUrl: sink.url } })
+  const account = await createAccount(env.server)
+  const domain = await addVerifiedDomain(env.server, env.dns, account, `${name}-${process.pid}.mailroom.test`)
+  return {
+    sink,
+    env,
+    account,
+    from: `hello@${domain.domain}`,
+    async close() {
+      await env.close()
+      await sink.close()
+    },
+  }
+}
 
 type StepType = (typeof workflowSteps.$inferInsert)['type']
 export type StepSpec = { type: Exclude<StepType, 'TRIGGER'>; config?: Record<string, unknown>; templateId?: string }

@@ -1,12 +1,20 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { contacts, emails } from '../../../src/db/schema/index.js'
-import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../../helpers/domains.js'
+import type { ServerWithDns } from '../../helpers/domains.js'
 import { eventually } from '../../helpers/emails.js'
-import { type Account, callAs, createAccount, createContact } from '../../helpers/factories.js'
-import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
+import { type Account, callAs, createContact } from '../../helpers/factories.js'
+import type { SmtpSink } from '../../helpers/smtp-sink.js'
 import { activeMembers, createSegment, dataEquals, segmentEvents } from '../../segments/helpers.js'
-import { executionsWhen, historyOf, insertTemplate, insertWorkflow, track } from './fixtures.js'
+import {
+  executionsWhen,
+  historyOf,
+  insertTemplate,
+  insertWorkflow,
+  type MailingServer,
+  startMailingServer,
+  track,
+} from './fixtures.js'
 
 const dataOf = async (env: ServerWithDns, contactId: string) => {
   const [row] = await env.server.ctx.db.select({ data: contacts.data }).from(contacts).where(eq(contacts.id, contactId))
@@ -14,23 +22,18 @@ const dataOf = async (env: ServerWithDns, contactId: string) => {
 }
 
 describe('workflow executions, end to end', () => {
+  let mailing: MailingServer
   let sink: SmtpSink
   let env: ServerWithDns
   let account: Account
   let from: string
 
   beforeAll(async () => {
-    sink = await startSmtpSink()
-    env = await startServerWithDns({ config: { smtpUrl: sink.url } })
-    account = await createAccount(env.server)
-    const domain = await addVerifiedDomain(env.server, env.dns, account, `flows-${process.pid}.mailroom.test`)
-    from = `hello@${domain.domain}`
+    mailing = await startMailingServer('flows')
+    ;({ sink, env, account, from } = mailing)
   })
   afterEach(() => sink.reset())
-  afterAll(async () => {
-    await env.close()
-    await sink.close()
-  })
+  afterAll(() => mailing.close())
 
   it('runs a welcome flow: a tracked event, a DELAY, then the email at the sink, rendered for the contact', async () => {
     const { server } = env
