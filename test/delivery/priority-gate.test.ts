@@ -36,6 +36,29 @@ describe('priority gate', () => {
     expect(started.slice(3)).toEqual(['bulk-3', 'bulk-4'])
   })
 
+  it('keeps the places above `bulkLimit` for urgent tasks', async () => {
+    const gate = createPriorityGate(3, 1)
+    const started: string[] = []
+    const blocker = deferred()
+    const task = (name: string) => async () => {
+      started.push(name)
+      await blocker.promise
+      return name
+    }
+    const all = [
+      gate.run(false, task('bulk-1')),
+      gate.run(false, task('bulk-2')),
+      gate.run(true, task('urgent-1')),
+      gate.run(true, task('urgent-2')),
+      gate.run(true, task('urgent-3')),
+    ]
+    await Promise.resolve()
+    expect(started).toEqual(['bulk-1', 'urgent-1', 'urgent-2'])
+    blocker.resolve()
+    expect(await Promise.all(all)).toEqual(['bulk-1', 'bulk-2', 'urgent-1', 'urgent-2', 'urgent-3'])
+    expect(started.slice(3)).toEqual(['urgent-3', 'bulk-2'])
+  })
+
   it('frees its place when a task fails', async () => {
     const gate = createPriorityGate(1)
     await expect(gate.run(true, async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused')
