@@ -34,8 +34,9 @@ export type MessageSpec = {
 export type DkimKey = { domainName: string; selector: string; privateKeyPem: string }
 
 /**
- * The job a compose worker runs: add open and click tracking when asked, build the MIME message, then sign it
- * when a key is given. Tracking is applied here rather than at enqueue so the stored HTML stays the original.
+ * The job a compose worker runs: render campaign content for its contact when given (`composeJob`), add open and
+ * click tracking when asked, build the MIME message, then sign it when a key is given. Tracking is applied here
+ * rather than at enqueue so the stored HTML stays the original.
  */
 export type ComposeJob = { message: MessageSpec; render?: ContactRender; dkim?: DkimKey; tracking?: EmailTracking }
 

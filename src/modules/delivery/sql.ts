@@ -100,10 +100,10 @@ function dueEmails(lowest: number, beyond: number) {
 /**
  * Takes due emails and leases them to this worker, in one statement: up to `limits.urgent` transactional and
  * workflow emails and up to `limits.bulk` campaign ones, oldest first within each priority (the outbox claims the
- * two kinds in loops of their own, so a limit is usually 0). SKIP
- * LOCKED lets any number of workers claim side by side without waiting on each other or taking the same row. An
- * email whose address was suppressed (a bounce or a complaint) after it was queued is failed instead, with the
- * reason. Emails of a project whose sending the reputation guard paused stay QUEUED until it is resumed.
+ * two kinds in loops of their own, so one limit is usually 0). SKIP LOCKED lets any number of workers claim side
+ * by side without waiting on each other or taking the same row. An email whose address was suppressed (a bounce
+ * or a complaint) after it was queued is failed instead, with the reason. Emails of a project whose sending the
+ * reputation guard paused stay QUEUED until it is resumed.
  */
 export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSeconds: number): Promise<Claim> {
   // Named: planning it took 0.57 ms a call, more than running it.
