@@ -308,9 +308,9 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   }
 
   /**
-   * Counts the claimed emails in flight at once and prepares their content (attachments, campaign rendering) in the
-   * background: the loop claims again meanwhile, so transactional mail never waits for a campaign batch's rendering.
-   * A claim whose preparation fails is retried like any temporary failure.
+   * Counts the claimed emails in flight at once and prepares them (attachments; whether campaign mail still goes out
+   * and what it renders) in the background: the loop claims again meanwhile. A claim whose preparation fails is
+   * retried like any temporary failure.
    */
   const dispatch = (claim: Claim) => {
     const prepared = prepare(claim)
