@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { wakeOutbox } from '../../src/modules/delivery/service.js'
 import { outboxChannel } from '../../src/modules/delivery/sql.js'
 import { enqueue, findEmails, testEmail } from '../helpers/emails.js'
@@ -33,6 +33,7 @@ describe('waking the outbox of the process that accepted the mail', () => {
       delivery: { soleWorker: true, pollIntervalMs: 60_000 },
     })
   })
+  afterEach(() => sink.reset())
   afterAll(async () => {
     await server.close()
     await sink.close()
@@ -57,12 +58,9 @@ describe('waking the outbox of the process that accepted the mail', () => {
     const wakes = await listenForWakes(server)
     try {
       await enqueue(server, account.project.id, [testEmail({ to: { email: 'direct@example.org' } })])
-      await sink.waitForMessages(2, 5_000)
+      await sink.waitForMessages(1, 5_000)
       await settle()
-      expect(sink.messages.map((message) => message.envelope.to)).toEqual([
-        ['campaign@example.org'],
-        ['direct@example.org'],
-      ])
+      expect(sink.messages.map((message) => message.envelope.to)).toEqual([['direct@example.org']])
       expect(wakes.received).toEqual([])
 
       // Once it has stopped, other processes' workers are woken through PostgreSQL again.
