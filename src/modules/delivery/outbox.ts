@@ -34,8 +34,9 @@ export type DkimSigningKey = { selector: string; privateKeyPem: string }
 export type Personalisation = { render: ContactRender } | { error: string }
 
 /**
- * Makes the content of the claimed emails stored without it (campaign mail is rendered for each contact at
- * delivery, from the contact as it is then); emails missing from the answer go out as stored.
+ * Says, for the claimed emails stored without their content (campaign mail, made for each contact at delivery
+ * from the contact as it is then), what their compose threads render or why they must not be sent; emails missing
+ * from the answer go out as stored.
  */
 export type Personalise = (emails: readonly ClaimedEmail[]) => Promise<Map<string, Personalisation>>
 
