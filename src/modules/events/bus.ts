@@ -96,6 +96,11 @@ function failedDeliveriesOf(ctx: AppContext): Map<string, number> {
 }
 export const maxDeliveryAttempts = 5
 
+/** Whether the dispatcher is going one event at a time, after a failed batch (see `failedDeliveriesByContext`). */
+export function isolatingFailedEvents(ctx: AppContext): boolean {
+  return failedDeliveriesOf(ctx).size > 0
+}
+
 /** The one consumer of the bus today: every subscriber, in one transaction per batch. */
 const consumer = 'subscribers'
 
