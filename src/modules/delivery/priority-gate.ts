@@ -14,8 +14,8 @@ export function createPriorityGate(limit: number, bulkLimit = limit): PriorityGa
     active++
     if (!urgent) activeBulk++
   }
+  // Called as a task ends, so one place is free.
   const startNext = () => {
-    if (active >= limit) return
     const urgent = waiting.urgent.length > 0
     const start = urgent ? waiting.urgent.shift() : activeBulk < bulkLimit ? waiting.bulk.shift() : undefined
     if (!start) return
