@@ -27,6 +27,8 @@ export type StepContext = {
    * segments are re-evaluated once for the whole batch, at its end.
    */
   contactChanged(change: { data: boolean }): void
+  /** After a step put an email in the outbox: the outbox is woken once the batch has committed. */
+  emailQueued(): void
 }
 
 /**

@@ -75,6 +75,9 @@ export class Walk {
         this.contactCache = undefined
         if (data) this.writes.reevaluateSegments(this.execution.projectId, this.execution.contactId)
       },
+      emailQueued: () => {
+        this.writes.queuedEmails = true
+      },
     }
   }
 
@@ -189,7 +192,6 @@ export class Walk {
           output: { triggered: true, eventName: step.config.eventName ?? null, timestamp: new Date().toISOString() },
         }
       case 'SEND_EMAIL':
-        this.writes.queuedEmails = true
         return runSendEmail(step, scope)
       case 'DELAY': {
         const delay = delayConfig.parse(step.config)

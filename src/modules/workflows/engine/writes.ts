@@ -39,7 +39,7 @@ const rowsPerInsert = 500
  * whose data changed (one re-evaluation for all of them).
  */
 export class BatchWrites {
-  /** A SEND_EMAIL step ran: the outbox is woken once the batch has committed. */
+  /** A SEND_EMAIL step queued an email: the outbox is woken once the batch has committed. */
   queuedEmails = false
   private readonly history: StepExecutionInsert[] = []
   private readonly events: EventInput[] = []

@@ -75,5 +75,6 @@ export async function runSendEmail(step: StepRow, scope: StepContext): Promise<S
       marketing,
     },
   ])
+  scope.emailQueued()
   return { kind: 'next', output: { ...summary, emailId, sentAt: new Date().toISOString() } }
 }
