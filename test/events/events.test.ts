@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   type BusEvent,
+  dispatchBatchSize,
   dispatchPendingEvents,
   maxDeliveryAttempts,
   subscribeToEvents,
 } from '../../src/modules/events/bus.js'
+import { dispatchEventsLoop } from '../../src/modules/events/dispatcher.js'
 import { eventually } from '../helpers/emails.js'
 import { publish, undispatchedEvents, waitForDispatch } from '../helpers/events.js'
 import {
@@ -107,6 +109,34 @@ describe('event bus', () => {
       }
       expect(delivered).toEqual(['before', 'after'])
       expect(failures).toBe(maxDeliveryAttempts)
+      expect(await undispatchedEvents(isolated)).toBe(0)
+    } finally {
+      unsubscribe()
+      await isolated.close()
+    }
+  })
+  it('dispatches again at once only after a full batch or while isolating a failed one', async () => {
+    const isolated = await startTestServer({ worker: false })
+    let rejecting = false
+    const unsubscribe = subscribeToEvents(async (events) => {
+      if (rejecting && events.length > 1) throw new Error('subscriber down')
+    })
+    const run = () => dispatchEventsLoop.run(isolated.ctx)
+    try {
+      const account = await createAccount(isolated)
+      const events = (count: number) =>
+        Array.from({ length: count }, (_, n) => ({ projectId: account.project.id, contactId: null, name: `e-${n}` }))
+      // One transaction, so all of them become dispatchable together (a shared server can hold the line back).
+      await publish(isolated, events(dispatchBatchSize + 1))
+      await vi.waitFor(async () => expect(await run()).toBe(true), eventually)
+      expect(await run()).toBe(false)
+      expect(await undispatchedEvents(isolated)).toBe(0)
+
+      rejecting = true
+      await publish(isolated, events(2))
+      await vi.waitFor(() => expect(run()).rejects.toThrow('subscriber down'), eventually)
+      expect(await run()).toBe(true)
+      expect(await run()).toBe(false)
       expect(await undispatchedEvents(isolated)).toBe(0)
     } finally {
       unsubscribe()
