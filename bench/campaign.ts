@@ -35,6 +35,7 @@ import { startCountingSink } from './lib/counting-sink.js'
 import { cpuMsOf, descendants } from './lib/cpu.js'
 import { openOwnDatabase } from './lib/own-database.js'
 import { reportResult } from './lib/result.js'
+import { startSteadySends } from './lib/steady-sends.js'
 
 const { values } = parseArgs({
   options: {
@@ -211,29 +212,16 @@ async function main() {
   let transactionalSent = 0
   /** `/v1/send` at a steady rate; returns each email's accept-to-sink latency once stopped. */
   const transactionalLoad = () => {
-    const started = new Map<number, number>()
-    const failures: string[] = []
-    const timer = setInterval(() => {
-      const id = transactionalSent++
-      started.set(id, Date.now())
-      fetch(`${base}/v1/send`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${transactionalProject.secretKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          to: `customer-${id}@example.org`,
-          from: `hello@${domain}`,
-          subject: 'Your password reset',
-          body: '<p>Reset it here.</p>',
-          headers: { 'X-Bench-Transactional': String(id) },
-        }),
-      })
-        .then(async (response) => {
-          if (!response.ok) failures.push(`${response.status} ${await response.text()}`)
-        })
-        .catch((err: unknown) => failures.push(String(err)))
-    }, 1000 / transactionalRate)
+    const sends = startSteadySends({
+      url: `${base}/v1/send`,
+      secretKey: transactionalProject.secretKey,
+      from: `hello@${domain}`,
+      ratePerSecond: transactionalRate,
+      firstId: transactionalSent,
+    })
     return async () => {
-      clearInterval(timer)
+      const { started, failures, seconds } = await sends.stop()
+      transactionalSent += started.size
       const ids = [...started.keys()]
       const deadline = Date.now() + 30_000
       while (ids.some((id) => !sink.arrivals.has(id)) && Date.now() < deadline) {
@@ -244,6 +232,7 @@ async function main() {
         .sort((a, b) => a - b)
       return {
         sent: ids.length,
+        requestsPerSecond: Math.round(ids.length / seconds),
         lost: latencies.filter((ms) => !Number.isFinite(ms)).length,
         failures: failures.slice(0, 3),
         p50Ms: percentile(latencies, 0.5),
