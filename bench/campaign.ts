@@ -8,8 +8,10 @@
  *   (DKIM-signed), against raw pooled nodemailer to the same sink in the same round, unsigned (the bar's baseline)
  *   and signing with its own DKIM option (the same work as ours, on its one thread); meanwhile a steady
  *   `/v1/send` load over HTTP, whose accept-to-sink latency (request start to arrival) is the transactional p99.
+ *   Each round first runs that load alone for `--alone` seconds (`transactionalAlone`): the p99 this machine gives
+ *   transactional mail with no campaign, to tell the campaign's share of the p99 from the machine's.
  *
- *   npx tsx bench/campaign.ts [--contacts 100000] [--large 1000000] [--size 10000] [--rounds 3] [--rate 100]
+ *   npx tsx bench/campaign.ts [--contacts 100000] [--large 1000000] [--size 10000] [--rounds 3] [--rate 100] [--alone 10]
  *
  * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
  * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '10000' },
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '100' },
+    alone: { type: 'string', default: '10' },
   },
 })
 const contactsCount = Number(values.contacts)
@@ -51,6 +54,7 @@ const largeCount = Number(values.large)
 const size = Number(values.size)
 const rounds = Number(values.rounds)
 const transactionalRate = Number(values.rate)
+const aloneSeconds = Number(values.alone)
 const smtpConnections = 8
 const domain = 'bench.mailroom.test'
 
@@ -290,12 +294,27 @@ async function main() {
     }
   }
 
-  type Run = { raw: number; ratio: number; rawDkim: number; ratioToRawDkim: number }
+  /** The same load with no campaign running: the latency this machine gives transactional mail on its own. */
+  const measureTransactionalAlone = async () => {
+    const stop = transactionalLoad()
+    await new Promise((resolve) => setTimeout(resolve, aloneSeconds * 1_000))
+    const { requestsPerSecond, lost, p50Ms, p99Ms } = await stop()
+    return { requestsPerSecond, lost, p50Ms, p99Ms }
+  }
+
+  type Run = {
+    raw: number
+    ratio: number
+    rawDkim: number
+    ratioToRawDkim: number
+    transactionalAlone: Awaited<ReturnType<typeof measureTransactionalAlone>>
+  }
   const runs: (Run & Awaited<ReturnType<typeof measureDelivery>>)[] = []
   await rawNodemailer(sink.url, 2_000)
   for (let round = 0; round < rounds; round++) {
     const raw = await rawNodemailer(sink.url, size)
     const rawDkim = await rawNodemailer(sink.url, size, true)
+    const transactionalAlone = await measureTransactionalAlone()
     const delivered = await measureDelivery()
     runs.push({
       ...delivered,
@@ -303,6 +322,7 @@ async function main() {
       ratio: Number((delivered.emailsPerSecond / raw).toFixed(2)),
       rawDkim: Math.round(rawDkim),
       ratioToRawDkim: Number((delivered.emailsPerSecond / rawDkim).toFixed(2)),
+      transactionalAlone,
     })
   }
   const median = [...runs].sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)]

@@ -10,7 +10,7 @@ export const campaign: Benchmark = {
     runBenchScript(
       'bench/campaign.ts',
       quick
-        ? ['--contacts', '5000', '--large', '0', '--size', '1000', '--rounds', '1']
+        ? ['--contacts', '5000', '--large', '0', '--size', '1000', '--rounds', '1', '--alone', '2']
         : ['--contacts', '100000', '--large', '1000000', '--size', '10000', '--rounds', '3'],
       serverEnv,
     ),
