@@ -12,11 +12,16 @@ export const campaignsLoop = defineLoop({
   idleMs: 250,
   errorBackoffMs: 2_000,
   run: async (ctx) => {
-    await startDueCampaigns(ctx)
-    const sending = await ctx.db.execute<{ id: string }>(sql`
-      SELECT id FROM campaigns WHERE status = 'SENDING' AND queued_at IS NULL ORDER BY sent_at LIMIT 10`)
-    let more = false
-    for (const { id } of sending.rows) more = (await fanOutChunk(ctx, id)) || more
+    // One statement when there is nothing to do: the transaction that starts campaigns opens only when one is due.
+    const work = await ctx.db.execute<{ id: string; status: 'SCHEDULED' | 'SENDING' }>(sql`
+      (SELECT id, status FROM campaigns WHERE status = 'SCHEDULED' AND scheduled_for <= now() LIMIT 1)
+      UNION ALL
+      (SELECT id, status FROM campaigns WHERE status = 'SENDING' AND queued_at IS NULL ORDER BY sent_at LIMIT 10)`)
+    // The campaigns it starts are queued on the next run, at once.
+    let more = work.rows.some((row) => row.status === 'SCHEDULED') && (await startDueCampaigns(ctx)) > 0
+    for (const { id, status } of work.rows) {
+      if (status === 'SENDING') more = (await fanOutChunk(ctx, id)) || more
+    }
     return more
   },
 })

@@ -1,4 +1,5 @@
 import { defineLoop } from '../../../jobs/loop.js'
+import { anyExecutionDue } from './claim.js'
 import { runDueBatch } from './run.js'
 
 /**
@@ -18,13 +19,14 @@ const parallelBatches = 6 // 4 left the two cores a fifth idle through a 100k wa
  * Runs due workflow executions: newly started ones, DELAYs that are over, waits their event or timeout ended.
  * A loop rather than a job, so a triggered workflow's first step runs within the second; any number of workers
  * run it side by side, each claiming its own batches. A full batch suggests more are due, so it starts the next
- * batch beside itself, up to `parallelBatches`; an idle loop costs one claim per tick.
+ * batch beside itself, up to `parallelBatches`; an idle loop costs one unlocked look per tick.
  */
 export const workflowsLoop = defineLoop({
   name: 'workflows',
   idleMs: 100,
   errorBackoffMs: 2_000,
   run: async (ctx) => {
+    if (!(await anyExecutionDue(ctx.db))) return false
     const batches: Promise<number>[] = []
     const start = (limit: number) => {
       batches.push(
