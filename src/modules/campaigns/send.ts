@@ -92,6 +92,9 @@ const startSending = {
   failedCount: 0,
 } as const
 
+/** Scheduled campaigns whose time has come (the campaigns loop looks for them before opening a transaction). */
+export const dueToStart = sql`status = 'SCHEDULED' AND scheduled_for <= now()`
+
 /**
  * Starts the scheduled campaigns whose time has come. SKIP LOCKED and the state change in one transaction make
  * each start happen once, however many workers run this; the fan-out follows in the same loop. Each start counts
@@ -101,7 +104,7 @@ const startSending = {
 export async function startDueCampaigns(ctx: AppContext): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const due = await tx.execute<{ id: string; project_id: string; total_recipients: number }>(sql`
-      SELECT id, project_id, total_recipients FROM campaigns WHERE status = 'SCHEDULED' AND scheduled_for <= now()
+      SELECT id, project_id, total_recipients FROM campaigns WHERE ${dueToStart}
       ORDER BY scheduled_for LIMIT 100 FOR UPDATE SKIP LOCKED`)
     if (due.rows.length === 0) return 0
     const started: string[] = []

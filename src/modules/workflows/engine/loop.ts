@@ -25,8 +25,8 @@ export const workflowsLoop = defineLoop({
   name: 'workflows',
   idleMs: 100,
   errorBackoffMs: 2_000,
+  hasWork: (ctx) => anyExecutionDue(ctx.db),
   run: async (ctx) => {
-    if (!(await anyExecutionDue(ctx.db))) return false
     const batches: Promise<number>[] = []
     const start = (limit: number) => {
       batches.push(
