@@ -1,12 +1,67 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+
+/*
+ * The suite in four tiers, by what a file needs (its name says which):
+ * - unit     `*.unit.test.ts`: no database, no server.
+ * - api      every other file outside test/web: servers in this process on a clone of the template database.
+ * - process  `*.process.test.ts`: spawned processes (the built CLI), crashes, backups, a production install.
+ * - web      test/web: the dashboard in chromium, against one server and one browser for the whole tier.
+ * unit and api share the test processes (no per-file isolation: a file must leave no state behind) on every core;
+ * process and web then run one file at a time, as their files each load the machine by themselves.
+ */
+const cores = availableParallelism()
+const databaseSetup = 'test/global-setup.ts'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.unit.test.ts'],
+          isolate: false,
+          maxWorkers: cores,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'api',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.unit.test.ts', 'test/**/*.process.test.ts', 'test/web/**'],
+          globalSetup: [databaseSetup],
+          isolate: false,
+          maxWorkers: cores,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: ['test/**/*.process.test.ts'],
+          globalSetup: [databaseSetup],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          include: ['test/web/**/*.test.ts'],
+          globalSetup: [databaseSetup],
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 })

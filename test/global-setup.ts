@@ -16,11 +16,33 @@ declare module 'vitest' {
   }
 }
 
+type RunDatabase = { adminUrl: string; templateDatabase: string; stop(): Promise<void> }
+
+/**
+ * Every project that lists this file runs its setup in the one main process; they share one database for the
+ * run, started by the first and stopped by the last teardown.
+ */
+const shared = globalThis as { mailroomTestDatabase?: { database: Promise<RunDatabase>; users: number } }
+
 /**
  * One PostgreSQL for the run: the server named by DATABASE_URL, or an embedded one in a temporary directory.
  * A migrated template database is made once; each test file clones it (CREATE DATABASE … TEMPLATE).
  */
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared.mailroomTestDatabase ??= { database: startRunDatabase(), users: 0 }
+  const entry = shared.mailroomTestDatabase
+  entry.users++
+  const database = await entry.database
+  project.provide('adminUrl', database.adminUrl)
+  project.provide('templateDatabase', database.templateDatabase)
+  return async () => {
+    if (--entry.users > 0) return
+    shared.mailroomTestDatabase = undefined
+    await database.stop()
+  }
+}
+
+async function startRunDatabase(): Promise<RunDatabase> {
   let embedded: EmbeddedDatabase | undefined
   let dataDir: string | undefined
   let adminUrl = process.env.DATABASE_URL
@@ -38,18 +60,17 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const boss = await startBoss(templateUrl, createLogger({ logLevel: 'silent' }), { worker: false })
   await boss.stop({ graceful: false })
 
-  project.provide('adminUrl', adminUrl)
-  project.provide('templateDatabase', templateDatabase)
-
-  return async () => {
-    const clones = await adminQuery(
-      adminUrl,
-      `SELECT datname FROM pg_database WHERE datname LIKE '${templateDatabase}%'`,
-    )
-    for (const row of clones.rows as { datname: string }[]) {
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`)
-    }
-    await embedded?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  const url = adminUrl
+  return {
+    adminUrl: url,
+    templateDatabase,
+    async stop() {
+      const clones = await adminQuery(url, `SELECT datname FROM pg_database WHERE datname LIKE '${templateDatabase}%'`)
+      for (const row of clones.rows as { datname: string }[]) {
+        await adminQuery(url, `DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`)
+      }
+      await embedded?.stop()
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
   }
 }
