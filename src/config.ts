@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
 
@@ -76,6 +77,7 @@ const environmentSchema = z.object({
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
+  COMPOSE_THREADS: z.coerce.number().int().min(0).max(256).optional(),
   CAMPAIGN_RATE_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(200),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -186,6 +188,11 @@ export type Config = Readonly<{
    * provider and the receivers accept, and transactional mail keeps its head start.
    */
   campaignRatePerSecond: number
+  /**
+   * Threads that render, build and DKIM-sign outgoing messages, off the event loop (default: one per core); 0
+   * does it on the main thread, which suits a single core.
+   */
+  composeThreads: number
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
   /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
   inboundSmtpPort: number | undefined
@@ -326,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST }),
     campaignRatePerSecond: values.CAMPAIGN_RATE_PER_SECOND,
+    composeThreads: values.COMPOSE_THREADS ?? availableParallelism(),
     logLevel: values.LOG_LEVEL,
     inboundSmtpPort: values.INBOUND_SMTP_PORT,
     inboundSmtpHost: values.INBOUND_SMTP_HOST,

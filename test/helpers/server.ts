@@ -53,6 +53,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
     metrics: { token: undefined, port: undefined, host: '127.0.0.1' },
     campaignRatePerSecond: 100_000,
+    // In this process: threads loaded through tsx take seconds to start in every file. The process tests and the
+    // delivery benchmark run the built server, with its threads.
+    composeThreads: 0,
     logLevel: 'silent',
     inboundSmtpPort: undefined,
     inboundSmtpHost: '127.0.0.1',

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { BuiltMessage, ComposeJob } from './compose.js'
+import { type BuiltMessage, type ComposeJob, composeJob, PrivateKeyCache } from './compose.js'
 import type { WorkerRequest, WorkerResponse } from './dkim-worker.js'
 
 /** Raised when a message cannot be built (bad input): retrying would fail the same way. */
@@ -30,9 +30,13 @@ function spawnWorker(): Worker {
   return new Worker(code, { eval: true })
 }
 
-/** RSA signing costs ~1 ms of CPU per message: one worker per core keeps it off the event loop. */
+/**
+ * RSA signing costs ~1 ms of CPU per message: one worker per core keeps it off the event loop. `size` 0 composes
+ * on the calling thread instead (COMPOSE_THREADS=0): for one core, where a thread only adds hand-overs.
+ */
 export function startComposePool(options: { size?: number } = {}): ComposePool {
-  const size = Math.max(1, options.size ?? availableParallelism())
+  const size = options.size ?? availableParallelism()
+  if (size === 0) return inProcessComposer()
   const workers: PoolWorker[] = []
   let nextId = 0
   let closed = false
@@ -80,6 +84,25 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
     async close() {
       closed = true
       await Promise.all(workers.map((entry) => entry.worker.terminate()))
+    },
+  }
+}
+
+/** Composes on the calling thread, with the threads' outcomes: a message that cannot be built is a ComposeError. */
+function inProcessComposer(): ComposePool {
+  const keys = new PrivateKeyCache()
+  let closed = false
+  return {
+    async compose(job) {
+      if (closed) throw new Error('compose pool is closed')
+      try {
+        return await composeJob(job, keys)
+      } catch (err) {
+        throw new ComposeError(err instanceof Error ? err.message : String(err))
+      }
+    },
+    async close() {
+      closed = true
     },
   }
 }

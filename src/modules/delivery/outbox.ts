@@ -54,8 +54,10 @@ export type RetryPolicy = {
 export type OutboxOptions = {
   transport: Transport
   resolveDkimKey: ResolveDkimKey
-  /** Created (one thread per core) and closed by the outbox when not given. */
+  /** Created (`composeThreads` threads) and closed by the outbox when not given. */
   composePool?: ComposePool
+  /** Threads that compose and sign messages (default: one per core); 0 composes on the outbox's own thread. */
+  composeThreads?: number
   batchSize?: number
   /** Emails claimed but not yet finished; bounds memory and the queue in front of the transport. */
   maxInFlight?: number
@@ -191,7 +193,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   const renewalIntervalMs = (leaseSeconds * 1_000) / 3
   const retryPolicy = { ...defaultRetryPolicy, ...options.retry }
   const ownsComposePool = !options.composePool
-  const composePool = options.composePool ?? startComposePool()
+  const composePool = options.composePool ?? startComposePool({ size: options.composeThreads })
   // A few jobs per compose thread keep every thread busy (fewer left them idle, measured); more would only queue
   // there, first come first served, ahead of transactional mail. Campaign mail may fill half of those places, so
   // a transactional email waits behind at most 4 campaign emails on a thread: during a full-speed campaign its

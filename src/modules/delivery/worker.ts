@@ -21,6 +21,7 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
     // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
     soleWorker: ctx.config.databaseUrl === undefined,
     personalise: (emails) => personaliseCampaignEmails(ctx, emails),
+    composeThreads: ctx.config.composeThreads,
     ...options,
     transport: options.transport ?? createTransportFromConfig(ctx.config, ctx.db),
     resolveDkimKey:

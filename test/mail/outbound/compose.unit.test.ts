@@ -162,3 +162,46 @@ describe('rendering campaign content on a compose thread', () => {
     await expect(composing).rejects.toThrow(/Template could not be rendered: memory alloc limit exceeded/)
   })
 })
+
+describe('composing on the calling thread (COMPOSE_THREADS=0)', () => {
+  let dns: TestDnsServer
+  let key: DkimKey
+  const pool = startComposePool({ size: 0 })
+
+  beforeAll(async () => {
+    dns = await startDnsServer()
+    key = publishDkimKey(dns, 'mail.example.test')
+  })
+  afterAll(async () => {
+    await pool.close()
+    await dns.close()
+  })
+
+  it('signs with a signature that verifies against the published key, as a thread does', async () => {
+    const { raw } = await pool.compose({ message, dkim: key })
+    const [result] = await verifyDkim(raw, dns)
+    expect(result?.status.result).toBe('pass')
+    expect(result?.signingDomain).toBe('mail.example.test')
+  })
+
+  it('fails a message that cannot be built for good, as a thread does', async () => {
+    const composing = pool.compose({
+      message: { ...message, attachments: [] },
+      render: {
+        subject: 'Hi',
+        body: '{% for i in (1..100000000) %}x{% endfor %}',
+        contact: { id: '6a1d0e2f-9b5c-4d7e-8f3a-2b4c6d8e0f1a', email: 'reader@example.org', data: {} },
+        links: {
+          publicUrl: 'https://mailroom.example.test',
+          secret: 'a-secret-of-at-least-thirty-two-characters',
+          subject: {
+            projectId: '5f0c9d1e-8a4b-4c6d-9e2f-1a3b5c7d9e0f',
+            contactId: '6a1d0e2f-9b5c-4d7e-8f3a-2b4c6d8e0f1a',
+          },
+        },
+      },
+    })
+    await expect(composing).rejects.toThrow(ComposeError)
+    await expect(pool.close().then(() => pool.compose({ message }))).rejects.toThrow('compose pool is closed')
+  })
+})
