@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os'
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
+import { createNotificationListener } from '../../db/notification-listener.js'
+import { createWakeSignal, type WakeSignal } from '../../jobs/wake-signal.js'
 import type { Logger } from '../../logger.js'
 import { domainOf } from '../../mail/address.js'
 import type { ComposeJob } from '../../mail/outbound/compose.js'
@@ -8,7 +10,6 @@ import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/outbound/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
-import { createNotificationListener } from './listener.js'
 import { registerLocalOutbox } from './local-wake.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
@@ -26,7 +27,6 @@ import {
   requeueAllLeases,
   requeueExpiredLeases,
 } from './sql.js'
-import { createWakeSignal, type WakeSignal } from './wake-signal.js'
 
 export type DkimSigningKey = { selector: string; privateKeyPem: string }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../logger.js'
 
 export type NotificationListener = {
   /** Listens on the channel unless already listening; after a lost connection, listens again. */
