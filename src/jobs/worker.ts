@@ -48,14 +48,14 @@ export async function startWorkers(
     })
     if (job.cron) await ctx.boss.schedule(job.name, job.cron, {}, { tz: 'UTC' })
   }
-  startLoops(ctx, loops, loopsOptions)
+  await startLoops(ctx, loops, loopsOptions)
 }
 
 /**
  * Starts the loops, woken directly from this process (`wakeLoop`) and from others through one LISTEN connection
  * (a payload naming no loop of this version wakes them all).
  */
-function startLoops(ctx: AppContext, loops: readonly LoopDefinition[], options: LoopsOptions): void {
+async function startLoops(ctx: AppContext, loops: readonly LoopDefinition[], options: LoopsOptions): Promise<void> {
   if (loops.length === 0) return
   const known = new Set(loops.map((loop) => loop.name))
   const listener = createNotificationListener(
@@ -64,6 +64,8 @@ function startLoops(ctx: AppContext, loops: readonly LoopDefinition[], options: 
     (payload) => wakeLoopsInProcess(ctx.pool, payload !== undefined && known.has(payload) ? payload : undefined),
     ctx.log,
   )
+  // Listening before the first pause: a wake sent as the process starts is not lost. Failing, the loops poll.
+  await listener.ensure().catch((err: unknown) => ctx.log.warn({ err }, 'LISTEN for loop wakes failed; polling'))
   // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
   const soleWorker = ctx.config.databaseUrl === undefined
   for (const loop of loops) {
