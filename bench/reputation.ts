@@ -111,7 +111,9 @@ async function main() {
     const readMs = performance.now() - started
     started = performance.now()
     for (let offset = 0; offset < events.length; offset += batch) {
-      await ctx.db.transaction((tx) => reputationSubscriber(events.slice(offset, offset + batch), { ctx, tx }))
+      await ctx.db.transaction((tx) =>
+        reputationSubscriber(events.slice(offset, offset + batch), { ctx, tx, afterCommit: () => {} }),
+      )
     }
     const subscriberMs = performance.now() - started
     await ctx.db.execute(sql`ANALYZE reputation_counts`)

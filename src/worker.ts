@@ -1,7 +1,7 @@
 import type { AppContext } from './context.js'
 import type { JobDefinition } from './jobs/define.js'
 import type { LoopDefinition } from './jobs/loop.js'
-import { createQueues, startWorkers } from './jobs/worker.js'
+import { createQueues, type LoopsOptions, startWorkers } from './jobs/worker.js'
 import type { InboundServer } from './mail/inbound/server.js'
 import { countDispatchedEvents } from './modules/analytics/rollup.js'
 import { expireAccountRowsJob } from './modules/auth/jobs.js'
@@ -61,13 +61,13 @@ export type RunningWorker = {
   stop(): Promise<void>
 }
 
-export type WorkerOptions = { delivery?: DeliveryWorkerOptions }
+export type WorkerOptions = { delivery?: DeliveryWorkerOptions; loops?: LoopsOptions }
 
 /** Starts the event subscribers, the job workers and schedules, the loops, the outbox and the inbound receiver. */
 export async function startWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<RunningWorker> {
   // A Set: subscribing again (a second context in one process) changes nothing.
   for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)
-  await startWorkers(ctx, jobs, loops)
+  await startWorkers(ctx, jobs, loops, options.loops)
   const outbox = startDeliveryWorker(ctx, options.delivery)
   try {
     const inbound = await startInboundReceiver(ctx)

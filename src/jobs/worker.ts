@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js'
+import { createNotificationListener } from '../db/notification-listener.js'
 import { type JobDefinition, jobHeartbeatRefreshSeconds, queueOptions } from './define.js'
 import { type LoopDefinition, startLoop } from './loop.js'
+import { loopsChannel, registerLocalLoop, wakeLoopsInProcess } from './loop-wake.js'
 
 /**
  * Creates every queue once; API processes need them too, to enqueue. A queue made by an older version gets
@@ -23,10 +25,16 @@ export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition
   }
 }
 
+export type LoopsOptions = {
+  /** Every loop's idle pause instead of its own (tests lengthen it to prove that wakes start the work). */
+  idleMs?: number
+}
+
 export async function startWorkers(
   ctx: AppContext,
   jobs: readonly JobDefinition[],
   loops: readonly LoopDefinition[] = [],
+  loopsOptions: LoopsOptions = {},
 ): Promise<void> {
   for (const job of jobs) {
     const options = {
@@ -40,8 +48,37 @@ export async function startWorkers(
     })
     if (job.cron) await ctx.boss.schedule(job.name, job.cron, {}, { tz: 'UTC' })
   }
+  await startLoops(ctx, loops, loopsOptions)
+}
+
+/**
+ * Starts the loops, woken directly from this process (`wakeLoop`) and from others through one LISTEN connection
+ * (a payload naming no loop of this version wakes them all).
+ */
+async function startLoops(ctx: AppContext, loops: readonly LoopDefinition[], options: LoopsOptions): Promise<void> {
+  if (loops.length === 0) return
+  const known = new Set(loops.map((loop) => loop.name))
+  const listener = createNotificationListener(
+    ctx.pool,
+    loopsChannel,
+    (payload) => wakeLoopsInProcess(ctx.pool, payload !== undefined && known.has(payload) ? payload : undefined),
+    ctx.log,
+  )
+  // Listening before the first pause: a wake sent as the process starts is not lost. Failing, the loops poll.
+  await listener.ensure().catch((err: unknown) => ctx.log.warn({ err }, 'LISTEN for loop wakes failed; polling'))
+  // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
+  const soleWorker = ctx.config.databaseUrl === undefined
   for (const loop of loops) {
-    const running = startLoop(ctx, loop)
-    ctx.onClose(() => running.stop())
+    const running = startLoop(ctx, loop, {
+      ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
+      beforePause: () => listener.ensure(),
+    })
+    const unregister = registerLocalLoop(ctx.pool, { name: loop.name, wake: running.wake, soleWorker })
+    ctx.onClose(async () => {
+      unregister()
+      await running.stop()
+    })
   }
+  // Hooks run in order: the loops stop first.
+  ctx.onClose(() => listener.close())
 }

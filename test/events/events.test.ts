@@ -18,6 +18,7 @@ import {
   type Method,
   uniqueEmail,
 } from '../helpers/factories.js'
+import { waitOnLoops } from '../helpers/loops.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -49,7 +50,7 @@ describe('event bus', () => {
     try {
       const account = await createAccount(server)
       const tracked = await track(account, uniqueEmail(), 'bus-check', { n: 1 })
-      await vi.waitFor(() => expect(received.map((event) => event.id)).toContain(tracked.event), { timeout: 5_000 })
+      await waitOnLoops(async () => expect(received.map((event) => event.id)).toContain(tracked.event), 5_000)
       expect(received.find((event) => event.id === tracked.event)).toEqual({
         id: tracked.event,
         projectId: account.project.id,
@@ -75,7 +76,7 @@ describe('event bus', () => {
     try {
       const account = await createAccount(server)
       const tracked = await track(account, uniqueEmail(), 'retry-check')
-      await vi.waitFor(() => expect(delivered).toContain(tracked.event), { timeout: 10_000 })
+      await waitOnLoops(async () => expect(delivered).toContain(tracked.event), 10_000)
     } finally {
       unsubscribe()
     }

@@ -1,12 +1,16 @@
 import { sql } from 'drizzle-orm'
-import { expect, vi } from 'vitest'
+import { expect } from 'vitest'
 import { type EventInput, publishEvents } from '../../src/modules/events/bus.js'
+import { wakeEventDispatcher } from '../../src/modules/events/wake.js'
 import { eventually } from './emails.js'
+import { waitOnLoops } from './loops.js'
 import type { TestServer } from './server.js'
 
-/** Publishes events as the modules that emit them do: inside a transaction. */
-export function publish(server: TestServer, inputs: EventInput[]) {
-  return server.ctx.db.transaction((tx) => publishEvents(tx, inputs))
+/** Publishes events as the modules that emit them do: inside a transaction, waking the bus once it commits. */
+export async function publish(server: TestServer, inputs: EventInput[]) {
+  const published = await server.ctx.db.transaction((tx) => publishEvents(tx, inputs))
+  wakeEventDispatcher(server.ctx.pool)
+  return published
 }
 
 /** Events (of one project, or all) the bus has not handed out yet: after the consumer's position. */
@@ -19,11 +23,12 @@ export async function undispatchedEvents(server: TestServer, projectId?: string)
 }
 
 /**
- * Waits until the dispatcher has handed out every event of the project. The rollups are written in the same
- * transaction as the dispatcher's position, so after this the analytics see every event.
+ * Waits until the dispatcher has handed out every event of the project, checked after each run of a loop. The
+ * rollups are written in the same transaction as the dispatcher's position, so after this the analytics see
+ * every event.
  */
 export async function waitForDispatch(server: TestServer, projectId?: string): Promise<void> {
-  await vi.waitFor(async () => expect(await undispatchedEvents(server, projectId)).toBe(0), eventually)
+  await waitOnLoops(async () => expect(await undispatchedEvents(server, projectId)).toBe(0), eventually.timeout)
 }
 
 /** The email events of one sent email, with the spec's base fields. */

@@ -5,6 +5,7 @@ import { buildServer } from '../../src/app.js'
 import type { Config } from '../../src/config.js'
 import { type AppContext, createAppContext } from '../../src/context.js'
 import type { App } from '../../src/http/app-type.js'
+import type { LoopsOptions } from '../../src/jobs/worker.js'
 import { createLogger } from '../../src/logger.js'
 import type { SnsTrust } from '../../src/mail/aws/sns.js'
 import type { InboundServer } from '../../src/mail/inbound/server.js'
@@ -78,6 +79,8 @@ export type TestServerOptions = {
   worker?: boolean
   /** Outbox settings for the worker, e.g. a DKIM key resolver or a shorter poll. */
   delivery?: DeliveryWorkerOptions
+  /** Background loop settings, e.g. a long idle pause to prove that wakes, not polls, start the work. */
+  loops?: LoopsOptions
   /** SNS certificates and subscription URLs to trust (see sns-signer.ts); Amazon's hosts otherwise. */
   snsTrust?: SnsTrust
 }
@@ -90,7 +93,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const worker = options.worker ?? true
   const ctx = await createAppContext(config, createLogger(config), worker ? 'all' : 'api')
   await createJobQueues(ctx)
-  const running = worker ? await startWorker(ctx, { delivery: options.delivery }) : undefined
+  const running = worker ? await startWorker(ctx, { delivery: options.delivery, loops: options.loops }) : undefined
   const app = await buildServer(ctx, options.snsTrust ? { snsTrust: options.snsTrust } : {})
   const outbox = running?.outbox
   try {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { defineLoop } from '../../jobs/loop.js'
 import { fanOutChunk } from './fan-out.js'
 import { dueToStart, startDueCampaigns } from './send.js'
+import { campaignsLoopName } from './wake.js'
 
 /** Sending campaigns whose audience the fan-out has not queued in full yet. */
 const notYetQueued = sql`status = 'SENDING' AND queued_at IS NULL`
@@ -11,7 +12,7 @@ const notYetQueued = sql`status = 'SENDING' AND queued_at IS NULL`
  * job: a campaign sent now should be queued within the second. Any number of workers may run it side by side.
  */
 export const campaignsLoop = defineLoop({
-  name: 'campaigns',
+  name: campaignsLoopName,
   idleMs: 250,
   errorBackoffMs: 2_000,
   hasWork: async (ctx) => {

@@ -7,6 +7,7 @@ import { addUsage, assertWithinLimit, campaignBlockedEvent, chargeUsage } from '
 import { assertSenderAllowed } from '../domains/service.js'
 import { publishEvents } from '../events/bus.js'
 import { countAudience } from './audience.js'
+import { wakeCampaignsLoop } from './wake.js'
 
 export type CampaignRecord = typeof campaigns.$inferSelect
 
@@ -44,7 +45,7 @@ export async function sendCampaign(
   scheduledFor: unknown,
 ): Promise<{ campaign: CampaignRecord; message: string }> {
   const when = parseScheduledFor(scheduledFor)
-  return ctx.db.transaction(async (tx) => {
+  const sent = await ctx.db.transaction(async (tx) => {
     const campaign = await lockCampaign(tx, projectId, id)
     if (!sendableStates.has(campaign.status)) {
       throw new AppError('BAD_REQUEST', `Campaign is ${campaign.status}: only DRAFT or SCHEDULED campaigns can be sent`)
@@ -72,6 +73,9 @@ export async function sendCampaign(
       .returning()
     return { campaign: sending ?? campaign, message: 'Campaign is being sent' }
   })
+  // Committed: the fan-out starts now rather than at the campaigns loop's next poll.
+  if (sent.campaign.status === 'SENDING') wakeCampaignsLoop(ctx.pool)
+  return sent
 }
 
 /** A campaign entering SENDING: fresh counters, the audience frozen at `sent_at`, nothing queued yet. */

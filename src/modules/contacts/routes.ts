@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
 import { contactEventsParams, eventListQuery, eventPage } from '../events/schemas.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import { getBulkJob, startBulkJob } from './bulk.js'
 import { listContactEvents } from './events.js'
 import { deleteContactField, findFieldUsage, listContactFields, listFieldValues } from './fields.js'
@@ -47,6 +48,8 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     { config, schema: { tags, body: contactCreate, response: { 200: contactCreated, 201: contactCreated } } },
     async (request, reply) => {
       const result = await createContact(ctx.db, ctx.log, projectOf(request), request.body)
+      // A new contact or a subscription change published an event.
+      wakeEventDispatcher(ctx.pool)
       return reply
         .code(result.isNew ? 201 : 200)
         .send({ ...result.contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } })
@@ -130,7 +133,12 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/contacts/:id',
     { config, schema: { tags, params: contactIdParams, body: contactUpdate, response: { 200: contactView } } },
-    async (request) => updateContact(ctx.db, ctx.log, projectOf(request), request.params.id, request.body),
+    async (request) => {
+      const contact = await updateContact(ctx.db, ctx.log, projectOf(request), request.params.id, request.body)
+      // A subscription change published an event.
+      wakeEventDispatcher(ctx.pool)
+      return contact
+    },
   )
 
   app.delete('/contacts/:id', { config, schema: { tags, params: contactIdParams } }, async (request, reply) => {

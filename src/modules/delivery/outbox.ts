@@ -1,14 +1,16 @@
 import { availableParallelism } from 'node:os'
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
+import { createNotificationListener } from '../../db/notification-listener.js'
+import { createWakeSignal, type WakeSignal } from '../../jobs/wake-signal.js'
 import type { Logger } from '../../logger.js'
 import { domainOf } from '../../mail/address.js'
 import type { ComposeJob } from '../../mail/outbound/compose.js'
 import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import { ComposeError, type ComposePool, startComposePool } from '../../mail/outbound/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import type { Metrics } from '../metrics/registry.js'
-import { createNotificationListener } from './listener.js'
 import { registerLocalOutbox } from './local-wake.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
@@ -26,7 +28,6 @@ import {
   requeueAllLeases,
   requeueExpiredLeases,
 } from './sql.js'
-import { createWakeSignal, type WakeSignal } from './wake-signal.js'
 
 export type DkimSigningKey = { selector: string; privateKeyPem: string }
 
@@ -200,7 +201,8 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   // accepted-to-SMTP-reply p99 was 116–135 ms with 4, 114–183 ms with 8, at the same campaign rate (2026-11-27).
   const composeGate = createPriorityGate(8 * availableParallelism(), 4 * availableParallelism())
   const transportGate = createPriorityGate(options.maxTransportConcurrency ?? options.transport.concurrency ?? 64)
-  const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails)
+  // `email.sent` may answer a workflow's WAIT_FOR_EVENT: the bus hands it out now rather than at its next poll.
+  const recorder = createOutcomeRecorder(ctx.db, ctx.log, ctx.metrics.emails, () => wakeEventDispatcher(ctx.pool))
   const dkimKeys = new Map<string, { expiresAt: number; key: Promise<DkimSigningKey | undefined> }>()
   const inFlight = new Set<Promise<void>>()
   let bulkInFlight = 0

@@ -43,7 +43,13 @@ const failedFlushDelayMs = 1_000
  * kind instead of one per email keeps the database off the critical path of the send rate. A flush
  * that fails keeps its outcomes and tries again, so an accepted email is never left to be resent.
  */
-export function createOutcomeRecorder(db: Database, log: Logger, metrics: EmailMetrics): OutcomeRecorder {
+export function createOutcomeRecorder(
+  db: Database,
+  log: Logger,
+  metrics: EmailMetrics,
+  /** After a flush that published events (`email.sent`, bounces) committed. */
+  eventsCommitted: () => void = () => {},
+): OutcomeRecorder {
   let pending = emptyBatch()
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> | undefined
@@ -69,6 +75,7 @@ export function createOutcomeRecorder(db: Database, log: Logger, metrics: EmailM
       }
       return { sent: sent.length, failed: failed.length + bounced.length }
     })
+    if (recorded.sent + batch.bounced.length > 0) eventsCommitted()
     // Counted once committed, as written: a flush that is retried or discarded counts nothing.
     metrics.delivered(recorded.sent)
     metrics.deferred(batch.retry.length)

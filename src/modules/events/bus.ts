@@ -35,7 +35,14 @@ export type BusEvent = {
   createdAt: Date
 }
 
-export type EventSubscriber = (events: BusEvent[], scope: { ctx: AppContext; tx: Transaction }) => Promise<void>
+export type SubscriberScope = {
+  ctx: AppContext
+  tx: Transaction
+  /** Runs `effect` once the batch's transaction has committed (not if it rolls back), e.g. to wake a loop. */
+  afterCommit(effect: () => void): void
+}
+
+export type EventSubscriber = (events: BusEvent[], scope: SubscriberScope) => Promise<void>
 
 const subscribers = new Set<EventSubscriber>()
 
@@ -129,7 +136,8 @@ export async function anyEventPending(db: Executor): Promise<boolean> {
 export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatchBatchSize): Promise<number> {
   const failedDeliveries = failedDeliveriesOf(ctx)
   const size = failedDeliveries.size > 0 ? 1 : batchSize
-  return ctx.db.transaction(async (tx) => {
+  const afterCommit: (() => void)[] = []
+  const handed = await ctx.db.transaction(async (tx) => {
     const position = await tx.execute<{ tx_id: string; event_id: string }>(sql`
       SELECT tx_id, event_id FROM event_bus_positions WHERE consumer = ${consumer} FOR UPDATE SKIP LOCKED`)
     const from = position.rows[0]
@@ -161,7 +169,8 @@ export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatc
       )
     }
     try {
-      if (deliverable.length > 0) for (const subscriber of subscribers) await subscriber(deliverable, { ctx, tx })
+      const scope = { ctx, tx, afterCommit: (effect: () => void) => void afterCommit.push(effect) }
+      if (deliverable.length > 0) for (const subscriber of subscribers) await subscriber(deliverable, scope)
     } catch (err) {
       for (const event of deliverable) failedDeliveries.set(event.id, (failedDeliveries.get(event.id) ?? 0) + 1)
       throw err
@@ -172,4 +181,6 @@ export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatc
       WHERE consumer = ${consumer}`)
     return batch.length
   })
+  for (const effect of afterCommit) effect()
+  return handed
 }

@@ -7,6 +7,7 @@ import { addUsage } from '../billing/usage.js'
 import { contactEmail } from '../contacts/schemas.js'
 import { upsertContact } from '../contacts/service.js'
 import { publishEvents } from '../events/bus.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import { claimInboundEmails, findVerifiedDomainOwners, isVerifiedDomain } from './sql.js'
 import { isValidUnsubscribeToken, unsubscribeByMail, unsubscribeTokenOfRecipient } from './unsubscribe.js'
 
@@ -79,6 +80,7 @@ export async function receiveInboundMessage(
     }
     return [...claimed]
   })
+  if (projectIds.length > 0) wakeEventDispatcher(ctx.pool)
   return { projectIds, unsubscribes }
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { type SubscriptionPurpose, subscriptionUrl } from '../../mail/outbound/subscription-links.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import {
   invalidLinkPage,
   managePage,
@@ -25,25 +26,30 @@ type Form = z.infer<typeof form>
 export async function registerSubscriptionRoutes(app: App, ctx: AppContext): Promise<void> {
   const link = (purpose: SubscriptionPurpose, contact: LinkedContact) =>
     subscriptionUrl(ctx.config.publicUrl, ctx.config.secret, purpose, contact)
+  const setSubscription = async (contact: LinkedContact, subscribed: boolean) => {
+    await setSubscriptionFromLink(ctx.db, contact, subscribed)
+    // A change published `contact.(un)subscribed`: the bus hands it out now rather than at its next poll.
+    wakeEventDispatcher(ctx.pool)
+  }
 
   const pages: Record<SubscriptionPurpose, (contact: LinkedContact, post: Form | null) => Promise<string>> = {
     async unsubscribe(contact, post) {
       const view = { projectName: contact.projectName, email: contact.email }
       if (!post) return unsubscribePage({ ...view, actionUrl: link('unsubscribe', contact) })
-      await setSubscriptionFromLink(ctx.db, contact, false)
+      await setSubscription(contact, false)
       return unsubscribedPage({ ...view, resubscribeUrl: link('subscribe', contact) })
     },
     async subscribe(contact, post) {
       const view = { projectName: contact.projectName, email: contact.email }
       if (!post) return subscribePage({ ...view, actionUrl: link('subscribe', contact) })
-      await setSubscriptionFromLink(ctx.db, contact, true)
+      await setSubscription(contact, true)
       return resubscribedPage(view)
     },
     async manage(contact, post) {
       let subscribed = contact.subscribed
       if (post?.subscribed) {
         subscribed = post.subscribed === 'true'
-        await setSubscriptionFromLink(ctx.db, contact, subscribed)
+        await setSubscription(contact, subscribed)
       }
       const view = { projectName: contact.projectName, email: contact.email }
       return managePage({ ...view, subscribed, actionUrl: link('manage', contact) })

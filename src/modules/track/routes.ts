@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import type { AuthScope } from '../../http/auth.js'
 import { projectOf } from '../../http/project.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { trackBody, trackResult } from './schemas.js'
 import { trackEvent } from './service.js'
@@ -16,7 +17,10 @@ export function registerTrackRoutes(app: App, ctx: AppContext): void {
   for (const { url, config, tags } of routes) {
     app.post(url, { config, schema: { tags, body: trackBody, response: { 200: trackResult } } }, async (request) => {
       const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      return { success: true as const, data: await trackEvent(ctx.db, projectOf(request), request.body, claim) }
+      const data = await trackEvent(ctx.db, projectOf(request), request.body, claim)
+      // The event is committed: the bus hands it out now (a workflow's trigger) rather than at its next poll.
+      wakeEventDispatcher(ctx.pool)
+      return { success: true as const, data }
     })
   }
 }

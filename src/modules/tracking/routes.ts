@@ -32,7 +32,7 @@ const hitOf = (request: FastifyRequest): HitRequest => ({
  * address, because image proxies (Gmail) and link scanners fetch for many recipients from a few addresses.
  */
 export function registerTrackingRoutes(app: App, ctx: AppContext): void {
-  const tracking = { db: ctx.db, log: ctx.log, secret: ctx.config.secret }
+  const tracking = { db: ctx.db, pool: ctx.pool, log: ctx.log, secret: ctx.config.secret }
   const config = {
     auth: 'none' as const,
     // Without the query string, which would otherwise make a fresh key per request.

@@ -1,10 +1,12 @@
+import type pg from 'pg'
 import type { Database } from '../../db/client.js'
 import type { Logger } from '../../logger.js'
 import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/outbound/tracking-links.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import { classifyHitRequest, type HitRequest } from '../feedback/machine-hits.js'
 import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
 
-export type TrackingContext = { db: Database; log: Logger; secret: string }
+export type TrackingContext = { db: Database; pool: pg.Pool; log: Logger; secret: string }
 
 /**
  * One short transaction per hit: the email row is locked, counted and its `email.open` / `email.click` event
@@ -14,6 +16,8 @@ export type TrackingContext = { db: Database; log: Logger; secret: string }
 async function record(ctx: TrackingContext, emailId: string, feedback: EmailFeedback): Promise<void> {
   try {
     await ctx.db.transaction((tx) => applyEmailFeedback(tx, { emailId }, feedback))
+    // The `email.open` / `email.click` event may answer a workflow's WAIT_FOR_EVENT: handed out now, not at a poll.
+    wakeEventDispatcher(ctx.pool)
   } catch (err) {
     ctx.log.error({ err, emailId, kind: feedback.kind }, 'recording a tracking hit failed')
   }

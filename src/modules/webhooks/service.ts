@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { type SnsMessage, type SnsTrust, snsMessage, verifySnsSignature } from '../../mail/aws/sns.js'
+import { wakeEventDispatcher } from '../events/wake.js'
 import { feedbackReceiptRetentionMs } from '../feedback/receipts.js'
 import { handleSesInboundNotification } from '../inbound/service.js'
 import { applySesFeedback, type FeedbackOutcome } from './ses.js'
@@ -60,7 +61,7 @@ export async function receiveProviderMessage(
     case 'UnsubscribeConfirmation':
       ctx.log.warn({ topicArn: message.TopicArn }, 'SNS subscription ended')
       return 'ignored'
-    case 'Notification':
+    case 'Notification': {
       if (isInboundMail(message.Message)) {
         const received = await handleSesInboundNotification(ctx, message.Message)
         if (received.kind === 'ignored') {
@@ -68,7 +69,11 @@ export async function receiveProviderMessage(
         }
         return 'inbound'
       }
-      return applySesFeedback(ctx.db, ctx.log, message.MessageId, message.Message)
+      const outcome = await applySesFeedback(ctx.db, ctx.log, message.MessageId, message.Message)
+      // Its `email.*` event may answer a workflow's WAIT_FOR_EVENT: handed out now rather than at a poll.
+      if (outcome === 'applied') wakeEventDispatcher(ctx.pool)
+      return outcome
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { workflowExecutions, workflows } from '../../../src/db/schema/index.js'
 import { compactExecutionCounts, loadExecutionCounts } from '../../../src/modules/workflows/counts.js'
 import { eventually } from '../../helpers/emails.js'
 import { badQueryBody } from '../../helpers/errors.js'
 import { type Account, type ContactJson, callAs, createAccount, createContact } from '../../helpers/factories.js'
+import { waitOnLoops } from '../../helpers/loops.js'
 import { startTestServer, type TestServer } from '../../helpers/server.js'
 import { executionsWhen, insertWorkflow, settle, track } from './fixtures.js'
 
@@ -77,18 +78,15 @@ describe('workflow executions API', () => {
     expect(response.statusCode).toBe(200)
     return response.json<ExecutionPageJson>()
   }
-  /** GET of one execution, polled until `done` holds for it. */
+  /** GET of one execution, asked again after each run of a background loop until `done` holds for it. */
   const detailWhen = (workflowId: string, executionId: string, done: (detail: ExecutionDetailJson) => boolean) =>
-    vi.waitFor(
-      async () => {
-        const response = await api('GET', `/workflows/${workflowId}/executions/${executionId}`)
-        expect(response.statusCode).toBe(200)
-        const detail = response.json<ExecutionDetailJson>()
-        if (!done(detail)) throw new Error(`not yet: ${detail.status}`)
-        return detail
-      },
-      { timeout: eventually.timeout, interval: 50 },
-    )
+    waitOnLoops(async () => {
+      const response = await api('GET', `/workflows/${workflowId}/executions/${executionId}`)
+      expect(response.statusCode).toBe(200)
+      const detail = response.json<ExecutionDetailJson>()
+      if (!done(detail)) throw new Error(`not yet: ${detail.status}`)
+      return detail
+    }, eventually.timeout)
   const contactData = async (contactId: string) => (await api('GET', `/contacts/${contactId}`)).json<ContactJson>().data
   const timeline = (detail: ExecutionDetailJson) => detail.stepExecutions.map((s) => `${s.step.name}:${s.status}`)
 
@@ -510,16 +508,13 @@ describe('workflow executions API', () => {
 
   it("keeps every workflow's counters equal to a count of its executions by status", async () => {
     // Nothing in flight: a count taken mid-stretch would race the worker.
-    await vi.waitFor(
-      async () => {
-        const [busy] = await server.ctx.db
-          .select({ n: sql<number>`count(*)::int` })
-          .from(workflowExecutions)
-          .where(eq(workflowExecutions.status, 'RUNNING'))
-        expect(busy?.n).toBe(0)
-      },
-      { timeout: eventually.timeout, interval: 50 },
-    )
+    await waitOnLoops(async () => {
+      const [busy] = await server.ctx.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(workflowExecutions)
+        .where(eq(workflowExecutions.status, 'RUNNING'))
+      expect(busy?.n).toBe(0)
+    }, eventually.timeout)
     const counted = await server.ctx.db.execute<{ workflow_id: string; status: string; n: number }>(sql`
       SELECT workflow_id, status::text, count(*)::int AS n FROM workflow_executions
       WHERE project_id = ${account.project.id} GROUP BY workflow_id, status`)

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm'
-import { expect, vi } from 'vitest'
+import { expect } from 'vitest'
 import {
   templates,
   workflowExecutions,
@@ -11,6 +11,7 @@ import {
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../../helpers/domains.js'
 import { eventually } from '../../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../../helpers/factories.js'
+import { waitOnLoops } from '../../helpers/loops.js'
 import type { TestServer, TestServerOptions } from '../../helpers/server.js'
 import { type SmtpSink, startSmtpSink } from '../../helpers/smtp-sink.js'
 
@@ -151,21 +152,18 @@ export function executionsOf(server: TestServer, workflowId: string) {
     .orderBy(asc(workflowExecutions.startedAt))
 }
 
-/** The workflow's executions once `done` holds for them (polled). */
+/** The workflow's executions once `done` holds for them (read after each run of a background loop). */
 export async function executionsWhen(
   server: TestServer,
   workflowId: string,
   done: (rows: Awaited<ReturnType<typeof executionsOf>>) => boolean,
   timeout = eventually.timeout,
 ) {
-  return vi.waitFor(
-    async () => {
-      const rows = await executionsOf(server, workflowId)
-      if (!done(rows)) throw new Error(`not yet: ${rows.map((row) => row.status).join(', ')}`)
-      return rows
-    },
-    { timeout, interval: 50 },
-  )
+  return waitOnLoops(async () => {
+    const rows = await executionsOf(server, workflowId)
+    if (!done(rows)) throw new Error(`not yet: ${rows.map((row) => row.status).join(', ')}`)
+    return rows
+  }, timeout)
 }
 
 /** The steps an execution ran, in order: `name:status`. */

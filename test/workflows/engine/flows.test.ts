@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { contacts, emails } from '../../../src/db/schema/index.js'
 import type { ServerWithDns } from '../../helpers/domains.js'
 import { eventually } from '../../helpers/emails.js'
 import { type Account, callAs, createContact } from '../../helpers/factories.js'
+import { waitOnLoops } from '../../helpers/loops.js'
 import type { SmtpSink } from '../../helpers/smtp-sink.js'
 import { activeMembers, createSegment, dataEquals, segmentEvents } from '../../segments/helpers.js'
 import {
@@ -83,7 +84,7 @@ describe('workflow executions, end to end', () => {
       .where(eq(emails.toEmail, contact.email))
     expect(sent).toEqual([{ sourceType: 'WORKFLOW', contactId: contact.id, templateId }])
     // The feed shows the run's start and end; the stats count the start.
-    const feed = await vi.waitFor(async () => {
+    const feed = await waitOnLoops(async () => {
       const response = await callAs(server, account)(
         'GET',
         `/activity?contactId=${contact.id}&types=workflow.started,workflow.completed`,
@@ -91,7 +92,7 @@ describe('workflow executions, end to end', () => {
       const items = response.json<{ data: { type: string; data: Record<string, unknown> }[] }>().data
       if (items.length < 2) throw new Error('not yet')
       return items
-    }, eventually)
+    }, eventually.timeout)
     expect(feed.map((item) => item.type)).toEqual(['workflow.completed', 'workflow.started'])
     expect(feed[0]?.data).toMatchObject({ workflowId: workflow.id, executionId: done?.id, status: 'COMPLETED' })
     const stats = await callAs(server, account)('GET', '/activity/stats')

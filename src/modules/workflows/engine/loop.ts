@@ -1,6 +1,7 @@
 import { defineLoop } from '../../../jobs/loop.js'
 import { anyExecutionDue } from './claim.js'
 import { runDueBatch } from './run.js'
+import { workflowsLoopName } from './wake.js'
 
 /**
  * Executions walked in one transaction. A tick's first batch stays small, so steady triggers run their first step
@@ -22,7 +23,7 @@ const parallelBatches = 6 // 4 left the two cores a fifth idle through a 100k wa
  * batch beside itself, up to `parallelBatches`; an idle loop costs one unlocked look per tick.
  */
 export const workflowsLoop = defineLoop({
-  name: 'workflows',
+  name: workflowsLoopName,
   idleMs: 100,
   errorBackoffMs: 2_000,
   hasWork: (ctx) => anyExecutionDue(ctx.db),

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
 import { workflowExecutions } from '../../../db/schema/index.js'
 import { wakeOutbox } from '../../delivery/service.js'
+import { wakeEventDispatcher } from '../../events/wake.js'
 import { claimDueExecutions, postponeExecution } from './claim.js'
 import { loadDefinition, type WorkflowDefinition } from './definition.js'
 import type { StepResult } from './step-context.js'
@@ -99,6 +100,8 @@ async function runCalls(ctx: AppContext, first: PendingCall): Promise<void> {
     const result = await call.call()
     const finished = await ctx.db.transaction((tx) => finishCall(ctx, tx, call, result))
     if (finished?.queuedEmails) wakeOutbox(ctx.pool)
+    // Its steps' records (`workflow.*` events, contact changes) go to the bus now.
+    if (finished) wakeEventDispatcher(ctx.pool)
     pending = finished?.next
   }
 }
@@ -167,8 +170,10 @@ export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (co
       }
     }
   }
-  // Committed: the outbox can claim the emails now rather than at its next poll.
+  // Committed: the outbox can claim the emails now rather than at its next poll, the bus hand out the steps'
+  // events (a run records `workflow.*` events) now rather than at its next poll.
   if (queuedEmails) wakeOutbox(ctx.pool)
+  if (ids.length > 0) wakeEventDispatcher(ctx.pool)
   startCalls(ctx, calls)
   return ids.length
 }

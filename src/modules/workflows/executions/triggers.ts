@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Transaction } from '../../../db/client.js'
 import type { BusEvent, EventSubscriber } from '../../events/bus.js'
+import { wakeWorkflowLoop } from '../engine/wake.js'
 
 /** The batch as rows for one statement; `position` keeps the bus's order (a contact's events in order). */
 function batchJson(events: readonly BusEvent[]): string {
@@ -31,8 +32,8 @@ const batchRows = (json: string) => sql`
  * unique index on active executions refuses a second one (allowReentry true); within a batch a contact's
  * first event of it is the one that starts the execution.
  */
-async function startTriggeredExecutions(tx: Transaction, json: string): Promise<void> {
-  await tx.execute(sql`
+async function startTriggeredExecutions(tx: Transaction, json: string): Promise<number> {
+  const started = await tx.execute(sql`
     WITH candidates AS (
       SELECT DISTINCT ON (w.id, b.contact_id)
         w.id AS workflow_id, w.project_id, w.allow_reentry, b.contact_id, b.id AS event_id, b.data, s.id AS step_id
@@ -56,6 +57,7 @@ async function startTriggeredExecutions(tx: Transaction, json: string): Promise<
     WHERE c.allow_reentry
       OR EXISTS (SELECT 1 FROM entered AS e WHERE e.workflow_id = c.workflow_id AND e.contact_id = c.contact_id)
     ON CONFLICT DO NOTHING`)
+  return started.rowCount ?? 0
 }
 
 /**
@@ -64,8 +66,8 @@ async function startTriggeredExecutions(tx: Transaction, json: string): Promise<
  * execution becomes due now; the engine takes the wait's `event` way. An execution whose timeout a worker is
  * handling holds its row lock, so exactly one of the two outcomes wins.
  */
-async function resumeWaitingExecutions(tx: Transaction, json: string): Promise<void> {
-  await tx.execute(sql`
+async function resumeWaitingExecutions(tx: Transaction, json: string): Promise<number> {
+  const resumed = await tx.execute(sql`
     WITH hits AS (
       SELECT DISTINCT ON (x.id) x.id, b.data
       FROM ${batchRows(json)}
@@ -77,13 +79,16 @@ async function resumeWaitingExecutions(tx: Transaction, json: string): Promise<v
     SET wait_outcome = 'EVENT', context = x.context || hits.data, due_at = now(), updated_at = now()
     FROM hits
     WHERE x.id = hits.id AND x.status = 'WAITING' AND x.wait_outcome IS NULL`)
+  return resumed.rowCount ?? 0
 }
 
 /** The event bus's workflow subscriber: in the dispatch transaction, so nothing is started or resumed twice. */
-export const workflowSubscriber: EventSubscriber = async (events, { tx }) => {
+export const workflowSubscriber: EventSubscriber = async (events, { ctx, tx, afterCommit }) => {
   const json = batchJson(events)
   if (json === '[]') return
   // Waits first: an event that starts an execution must not also end a wait of that new execution.
-  await resumeWaitingExecutions(tx, json)
-  await startTriggeredExecutions(tx, json)
+  const resumed = await resumeWaitingExecutions(tx, json)
+  const started = await startTriggeredExecutions(tx, json)
+  // The executions are due now: their first step (or the wait's `event` way) runs at once, not at a poll.
+  if (resumed + started > 0) afterCommit(() => wakeWorkflowLoop(ctx.pool))
 }

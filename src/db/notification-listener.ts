@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { Logger } from '../../logger.js'
+import type { Logger } from '../logger.js'
 
 export type NotificationListener = {
   /** Listens on the channel unless already listening; after a lost connection, listens again. */
@@ -15,6 +15,7 @@ export function createNotificationListener(
   log: Logger,
 ): NotificationListener {
   let current: { client: pg.PoolClient; detach(): void } | undefined
+  let connecting: Promise<void> | undefined
 
   const connect = async () => {
     const client = await pool.connect()
@@ -45,7 +46,12 @@ export function createNotificationListener(
 
   return {
     async ensure() {
-      if (!current) await connect()
+      if (current) return
+      // Several loops may ask at once: one connection, not one each (the others would never be released).
+      connecting ??= connect().finally(() => {
+        connecting = undefined
+      })
+      await connecting
     },
     async close() {
       const listening = current

@@ -1,0 +1,77 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { campaignBody, createCampaignOk } from '../campaigns/campaign-fixtures.js'
+import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { type Account, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
+import { waitOnLoops } from '../helpers/loops.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { executionsWhen, insertWorkflow, track } from '../workflows/engine/fixtures.js'
+
+/*
+ * The loops' idle pauses are a minute here: only a wake can start the work within the few seconds each test
+ * allows (a second would do on a quiet machine; the margin is for a busy one).
+ */
+const loops = { idleMs: 60_000 }
+const withinMs = 5_000
+
+let env: ServerWithDns
+let server: TestServer
+let account: Account
+
+beforeAll(async () => {
+  env = await startServerWithDns({ loops })
+  server = env.server
+  account = await createAccount(server)
+})
+afterAll(async () => {
+  await env.close()
+})
+
+/** A workflow on `eventName` whose one step (UPDATE_CONTACT) completes the execution. */
+function updatingWorkflow(target: TestServer, eventName: string) {
+  return insertWorkflow(target, account.project.id, {
+    eventName,
+    steps: { mark: { type: 'UPDATE_CONTACT', config: { updates: { marked: true } } } },
+    edges: [['trigger', 'mark']],
+  })
+}
+
+describe('woken loops', () => {
+  it('a tracked event runs the workflow it triggers at once: the bus and then the workflow loop are woken', async () => {
+    const workflow = await updatingWorkflow(server, 'woken-track')
+    await track(server, account, uniqueEmail('woken'), 'woken-track')
+    const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+    expect(done?.status).toBe('COMPLETED')
+  })
+
+  it('POST /campaigns/:id/send queues the campaign at once: the campaigns loop is woken', async () => {
+    const domain = await addVerifiedDomain(server, env.dns, account, `wake-${process.pid}.mailroom.test`)
+    await createContact(server, account, { email: uniqueEmail('reader'), subscribed: true })
+    const campaign = await createCampaignOk(server, account, campaignBody(`news@${domain.domain}`))
+    const sent = await callAs(server, account)('POST', `/campaigns/${campaign.id}/send`)
+    expect(sent.statusCode).toBe(200)
+    const queued = await waitOnLoops(async () => {
+      const result = await server.ctx.db.execute<{ queued: boolean }>(
+        sql`SELECT queued_at IS NOT NULL AS queued FROM campaigns WHERE id = ${campaign.id}`,
+      )
+      expect(result.rows[0]?.queued).toBe(true)
+      return true
+    }, withinMs)
+    expect(queued).toBe(true)
+  })
+
+  it("an event committed by an API-only process wakes another process's loops through NOTIFY", async () => {
+    const databaseUrl = server.config.databaseUrl
+    if (!databaseUrl) throw new Error('the test server has no database URL')
+    // A second context on the same database without loops: its wakes can only reach the first by NOTIFY.
+    const api = await startTestServer({ databaseUrl, worker: false })
+    try {
+      const workflow = await updatingWorkflow(server, 'woken-elsewhere')
+      await track(api, account, uniqueEmail('elsewhere'), 'woken-elsewhere')
+      const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+      expect(done?.status).toBe('COMPLETED')
+    } finally {
+      await api.close()
+    }
+  })
+})
