@@ -159,7 +159,7 @@ describe('waking the outbox', () => {
     const account = await createAccount(server)
     await vi.waitFor(async () => {
       const { rows } = await server.ctx.pool.query(
-        "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()",
+        "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN mailroom_outbox%' AND datname = current_database()",
       )
       expect(rows).toHaveLength(1)
     }, eventually)

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { signLinkToken } from '../../src/mail/signed-links.js'
 import { verifyDkim } from '../helpers/dkim.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
-import { enqueue, testEmail } from '../helpers/emails.js'
+import { enqueue, eventually, testEmail } from '../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 
@@ -86,7 +86,14 @@ async function emailRow(emailId: string) {
 
 /** As if the email had been handed over minutes ago: clicks within seconds of delivery are a scanner's. */
 async function deliveredMinutesAgo(emailId: string) {
-  await env.server.ctx.pool.query("UPDATE emails SET sent_at = now() - interval '5 minutes' WHERE id = $1", [emailId])
+  // The sink has the message before the outbox records it (every 20 ms): backdate the recorded handover only.
+  await vi.waitFor(async () => {
+    const { rowCount } = await env.server.ctx.pool.query(
+      "UPDATE emails SET sent_at = now() - interval '5 minutes' WHERE id = $1 AND sent_at IS NOT NULL",
+      [emailId],
+    )
+    expect(rowCount).toBe(1)
+  }, eventually)
 }
 
 async function engagementEvents(emailId: string, names = ['email.open', 'email.click']) {
