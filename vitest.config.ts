@@ -47,7 +47,8 @@ export default defineConfig({
         test: {
           name: 'process',
           include: ['test/**/*.process.test.ts'],
-          globalSetup: [databaseSetup],
+          // Then the CLI's dist, built once for the run's spawned processes.
+          globalSetup: [databaseSetup, 'test/process-global-setup.ts'],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

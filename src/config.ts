@@ -79,6 +79,16 @@ const environmentSchema = z.object({
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
   COMPOSE_THREADS: z.coerce.number().int().min(0).max(256).optional(),
   CAMPAIGN_RATE_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(200),
+  OUTBOX_LEASE_SECONDS: z.coerce.number().int().positive().max(3_600).default(30),
+  // pg-boss refuses a heartbeat under 10 s.
+  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10, 'must be at least 10 (pg-boss)').max(3_600).default(20),
+  // The lease covers a webhook call made outside the transaction; it must outlast the call's 10 s timeout.
+  WORKFLOW_EXECUTION_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(11, 'must be more than the 10 s a webhook call may take')
+    .max(3_600)
+    .default(30),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -193,6 +203,8 @@ export type Config = Readonly<{
    * does it on the main thread, which suits a single core.
    */
   composeThreads: number
+  /** How soon work held by a process that died is taken up again (docs/decisions/0013). */
+  crashRecovery: CrashRecoveryConfig
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL']
   /** Port of the built-in inbound SMTP receiver; undefined: the receiver is off. */
   inboundSmtpPort: number | undefined
@@ -211,6 +223,18 @@ export type Config = Readonly<{
    * off (the Stripe routes answer BILLING_NOT_ENABLED) and the monthly caps still work.
    */
   stripe: StripeConfig | undefined
+}>
+
+export type CrashRecoveryConfig = Readonly<{
+  /** How long a claimed email stays a worker's without a renewal (renewed every third of it). */
+  outboxLeaseSeconds: number
+  /**
+   * A job whose worker stops beating for this long is failed and retried; the beat and pg-boss's supervisor
+   * run at fractions of it (jobs/define.ts).
+   */
+  jobHeartbeatSeconds: number
+  /** How long a workflow execution is held while its webhook call is out, or kept aside after it failed. */
+  workflowExecutionLeaseSeconds: number
 }>
 
 export type StripeConfig = Readonly<{
@@ -334,6 +358,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST }),
     campaignRatePerSecond: values.CAMPAIGN_RATE_PER_SECOND,
     composeThreads: values.COMPOSE_THREADS ?? availableParallelism(),
+    crashRecovery: Object.freeze({
+      outboxLeaseSeconds: values.OUTBOX_LEASE_SECONDS,
+      jobHeartbeatSeconds: values.JOB_HEARTBEAT_SECONDS,
+      workflowExecutionLeaseSeconds: values.WORKFLOW_EXECUTION_LEASE_SECONDS,
+    }),
     logLevel: values.LOG_LEVEL,
     inboundSmtpPort: values.INBOUND_SMTP_PORT,
     inboundSmtpHost: values.INBOUND_SMTP_HOST,

@@ -31,7 +31,8 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
   const database = connectDatabase(url)
   try {
     await migrateDatabase(database.pool)
-    const boss = await startBoss(url, log, { worker: role !== 'api' })
+    const { jobHeartbeatSeconds } = config.crashRecovery
+    const boss = await startBoss(url, log, { worker: role !== 'api', jobHeartbeatSeconds })
     const metrics = createMetrics(config)
     registerDatabaseGauges(metrics.registry, { db: database.db, boss, log })
     const closeHooks: (() => Promise<void>)[] = []

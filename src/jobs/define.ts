@@ -19,17 +19,24 @@ export type JobDefinition<Schema extends z.ZodType = z.ZodType> = {
 }
 
 /**
- * A job whose worker stops beating for this long is failed and retried by pg-boss's monitor (every
- * `superviseIntervalSeconds`, see boss.ts): a job held by a dead process is retried about 30 s after the death
- * at worst. A live job beats every `jobHeartbeatRefreshSeconds`, so only a process stalled for 15 s loses its job.
- * Expiry (`expireInSeconds`) is then only a bound on how long a live job may run, not how dead ones are found.
+ * A job whose worker stops beating for `heartbeatSeconds` (JOB_HEARTBEAT_SECONDS, default 20) is failed and
+ * retried by pg-boss's monitor, which runs every half heartbeat (see boss.ts): a job held by a dead process is
+ * retried about 1.5 heartbeats (30 s) after the death at worst. A live job beats every quarter heartbeat, so only
+ * a process stalled for three quarters of it (15 s) loses its job. Expiry (`expireInSeconds`) is then only a
+ * bound on how long a live job may run, not how dead ones are found.
  */
-export const jobHeartbeatSeconds = 20
-export const jobHeartbeatRefreshSeconds = 5
+export function jobHeartbeatRefreshSeconds(heartbeatSeconds: number): number {
+  return heartbeatSeconds / 4
+}
+
+/** How often pg-boss's supervisor and monitor look for stale heartbeats (pg-boss takes whole seconds, ≥ 1). */
+export function jobSuperviseIntervalSeconds(heartbeatSeconds: number): number {
+  return Math.max(1, Math.round(heartbeatSeconds / 2))
+}
 
 /** The queue's options as created: every queue has a heartbeat unless its definition says otherwise. */
-export function queueOptions(job: JobDefinition): Omit<Queue, 'name'> {
-  return { heartbeatSeconds: jobHeartbeatSeconds, ...job.queue }
+export function queueOptions(job: JobDefinition, heartbeatSeconds: number): Omit<Queue, 'name'> {
+  return { heartbeatSeconds, ...job.queue }
 }
 
 export function defineJob<Schema extends z.ZodType>(definition: JobDefinition<Schema>): JobDefinition<Schema> {

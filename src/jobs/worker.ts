@@ -11,7 +11,7 @@ import { loopsChannel, registerLocalLoop, wakeLoopsInProcess } from './loop-wake
 export async function createQueues(ctx: AppContext, jobs: readonly JobDefinition[]): Promise<void> {
   const existing = new Map((await ctx.boss.getQueues()).map((queue) => [queue.name, queue]))
   for (const job of jobs) {
-    const options = queueOptions(job)
+    const options = queueOptions(job, ctx.config.crashRecovery.jobHeartbeatSeconds)
     const queue = existing.get(job.name)
     if (!queue) {
       await ctx.boss.createQueue(job.name, options)
@@ -40,7 +40,7 @@ export async function startWorkers(
     const options = {
       batchSize: job.batchSize ?? 1,
       pollingIntervalSeconds: job.pollingIntervalSeconds ?? 2,
-      heartbeatRefreshSeconds: jobHeartbeatRefreshSeconds,
+      heartbeatRefreshSeconds: jobHeartbeatRefreshSeconds(ctx.config.crashRecovery.jobHeartbeatSeconds),
     }
     await ctx.boss.work(job.name, options, async (batch) => {
       const data = batch.map((item) => job.data.parse(item.data))

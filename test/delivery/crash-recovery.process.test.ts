@@ -15,17 +15,31 @@ import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/s
 
 const { start, dataDir: newDataDir } = cliSandbox()
 
-const emailCount = 3_000
+/**
+ * Exactly-once across a kill is decided by the emails a worker holds when it dies, not by how many were sent:
+ * a worker claims up to 400 at a time (its in-flight window), and the few hundred it holds at the kill (claimed,
+ * some handed to the receiving server, some answered, some not) are the whole test, with a window or two of
+ * emails as with 3,000. The receiving server holds its replies until every email is accepted (and, with two
+ * workers, both are sending), then answers slowly, so the kill lands a third of the way through.
+ */
+const inFlightWindow = 400
 /** What the issue promises: mail a dead process held goes out within a minute (of the restart, or of the kill). */
 const recoveryBoundMs = 60_000
-// A slow receiving server (20 ms per message on each of the pool's 8 connections, ~400 messages/s) keeps a
-// worker's whole in-flight window (up to 400 claimed emails) busy, so the kill always lands mid-delivery.
-const replyDelayMs = 20
+// 50 ms per message on each of a worker's 8 pooled connections: ~160 messages/s per worker.
+const replyDelayMs = 50
+/** A worker's SMTP pool has 8 connections, one message each: more held messages than that means two workers. */
+const poolConnections = 8
+/**
+ * A dead worker's emails go to the survivor when their lease runs out; a few seconds instead of the default 30 s.
+ * Still three renewals' worth: a worker loses its emails only after a 4 s stall, which a loaded test machine
+ * does not reach.
+ */
+const outboxLeaseSeconds = '6'
 /**
  * SMTP hands a message over at least once: the receiving server may have answered 250 for a message in the last
  * moment before the kill, before the outcome reached the database (outcomes are written every 20 ms). Such a
  * message is sent again by whoever takes the email over; any other one must arrive once. At ~400 messages/s
- * that is 8 to 20 messages (measured); the bounds leave room for a loaded 2-core machine whose outcome writes
+ * that was 8 to 20 messages (measured); the bounds leave room for a loaded 2-core machine whose outcome writes
  * lag, and stay far below what losing the whole in-flight window (up to 400 claimed emails) would give.
  */
 const lastMomentMs = 1_000
@@ -111,7 +125,7 @@ describe('a process killed while it delivers', () => {
   })
 
   it('embedded PostgreSQL: every accepted email reaches the receiving server within 60 s of the restart, once', async () => {
-    const sink = await startSmtpSink({ replyDelayMs })
+    const sink = await startSmtpSink({ holdReplies: true, replyDelayMs })
     const dns = await startDnsServer()
     cleanups.push(
       () => sink.close(),
@@ -131,6 +145,8 @@ describe('a process killed while it delivers', () => {
     const base = `http://127.0.0.1:${port}`
     const ready = 'Mailroom listening'
 
+    // A window and a quarter: the kill finds ~230 emails claimed and in flight and 100 never claimed.
+    const emailCount = 500
     const first = start('start', env)
     await first.waitForOutput(ready, 60_000)
     const secretKey = await setUpSender(base, dns, 'crash.example.test')
@@ -149,8 +165,11 @@ describe('a process killed while it delivers', () => {
       expect(result.data.emails).toHaveLength(100)
     }
 
-    // Whatever went out while the requests were answered, a few hundred more: the kill lands mid-delivery.
-    await sink.waitForMessages(Math.max(emailCount / 3, sink.messages.length + 200), 60_000)
+    // Every email accepted and the window claimed (the pool's connections all wait for a reply): then a third
+    // delivered, and the kill lands mid-delivery.
+    await sink.waitForHeld(poolConnections, 60_000)
+    sink.release()
+    await sink.waitForMessages(emailCount / 3, 60_000)
     const signalledAt = Date.now()
     first.child.kill('SIGKILL')
     await first.exited
@@ -182,13 +201,16 @@ describe('a process killed while it delivers', () => {
   }, 180_000)
 
   it('two workers on one PostgreSQL server: the survivor sends the dead worker’s emails within 60 s of the kill, once', async () => {
-    const sink = await startSmtpSink({ replyDelayMs })
+    const sink = await startSmtpSink({ holdReplies: true, replyDelayMs })
     cleanups.push(() => sink.close())
     const databaseUrl = await createTestDatabase()
     // An API-only process accepts the emails; the two CLI worker processes deliver them.
     const api = await startTestServer({ databaseUrl, worker: false })
     cleanups.push(() => api.close())
     const account = await createAccount(api)
+    // Both windows full, whichever worker claims first: the victim holds 400 when replies are released, ~270 at
+    // the kill.
+    const emailCount = 2 * inFlightWindow
     const recipients = Array.from({ length: emailCount }, (_, index) => `member${index}@example.org`)
     for (let offset = 0; offset < emailCount; offset += 500) {
       await enqueue(
@@ -203,6 +225,7 @@ describe('a process killed while it delivers', () => {
       DATA_DIR: newDataDir('mailroom-crash-workers-'),
       MAIL_TRANSPORT: 'smtp',
       SMTP_URL: sink.url,
+      OUTBOX_LEASE_SECONDS: outboxLeaseSeconds,
       LOG_LEVEL: 'info',
     }
     const workers: CliProcess[] = [start('worker', env), start('worker', env)]
@@ -210,6 +233,9 @@ describe('a process killed while it delivers', () => {
     const [victim, survivor] = workers
     if (!victim || !survivor) throw new Error('two workers expected')
 
+    // More messages waiting for a reply than one worker's pool sends at once: both workers are sending.
+    await sink.waitForHeld(poolConnections + 1, 60_000)
+    sink.release()
     await sink.waitForMessages(emailCount / 3, 60_000)
     const signalledAt = Date.now()
     victim.child.kill('SIGKILL')

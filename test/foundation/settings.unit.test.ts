@@ -25,4 +25,38 @@ describe('process settings', () => {
   it('refuses a negative, fractional or non-numeric thread count, naming the variable', () => {
     for (const value of ['-1', '1.5', 'two']) expect(refusal({ COMPOSE_THREADS: value })).toMatch(/^COMPOSE_THREADS: /)
   })
+
+  it('leases for 30 s and beats every 20 s by default; each length is a setting', () => {
+    expect(loadConfig(base).crashRecovery).toEqual({
+      outboxLeaseSeconds: 30,
+      jobHeartbeatSeconds: 20,
+      workflowExecutionLeaseSeconds: 30,
+    })
+    const short = loadConfig({
+      ...base,
+      OUTBOX_LEASE_SECONDS: '3',
+      JOB_HEARTBEAT_SECONDS: '10',
+      WORKFLOW_EXECUTION_LEASE_SECONDS: '12',
+    })
+    expect(short.crashRecovery).toEqual({
+      outboxLeaseSeconds: 3,
+      jobHeartbeatSeconds: 10,
+      workflowExecutionLeaseSeconds: 12,
+    })
+  })
+
+  it('refuses a zero, negative, fractional or non-numeric lease, naming the variable', () => {
+    for (const name of ['OUTBOX_LEASE_SECONDS', 'JOB_HEARTBEAT_SECONDS', 'WORKFLOW_EXECUTION_LEASE_SECONDS']) {
+      for (const value of ['0', '-5', '12.5', 'soon']) {
+        expect(refusal({ [name]: value })).toMatch(new RegExp(`^${name}: `))
+      }
+    }
+  })
+
+  it('refuses a heartbeat pg-boss would refuse, and an execution lease a webhook call could outlast', () => {
+    expect(refusal({ JOB_HEARTBEAT_SECONDS: '9' })).toBe('JOB_HEARTBEAT_SECONDS: must be at least 10 (pg-boss)')
+    expect(refusal({ WORKFLOW_EXECUTION_LEASE_SECONDS: '10' })).toBe(
+      'WORKFLOW_EXECUTION_LEASE_SECONDS: must be more than the 10 s a webhook call may take',
+    )
+  })
 })

@@ -22,6 +22,7 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
     soleWorker: ctx.config.databaseUrl === undefined,
     personalise: (emails) => personaliseCampaignEmails(ctx, emails),
     composeThreads: ctx.config.composeThreads,
+    leaseSeconds: ctx.config.crashRecovery.outboxLeaseSeconds,
     ...options,
     transport: options.transport ?? createTransportFromConfig(ctx.config, ctx.db),
     resolveDkimKey:

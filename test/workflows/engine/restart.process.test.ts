@@ -10,7 +10,16 @@ import { startSmtpSink } from '../../helpers/smtp-sink.js'
 import { insertTemplate, insertWorkflow, track } from './fixtures.js'
 
 const { start, dataDir } = cliSandbox()
+/**
+ * Enough executions that the kill finds them at every stage (sending, waiting in the DELAY, not started) in one
+ * worker's batches; a repeated or lost step shows in the counts of 200 as it would of thousands.
+ */
 const contactCount = 200
+/**
+ * The emails the killed worker had claimed go out again when their lease runs out (this worker shares a
+ * PostgreSQL server, so no restart can requeue them at once): a few seconds instead of the default 30 s.
+ */
+const outboxLeaseSeconds = '6'
 
 describe('workflow executions across a killed worker', () => {
   const cleanups: (() => Promise<void>)[] = []
@@ -50,6 +59,7 @@ describe('workflow executions across a killed worker', () => {
       DATA_DIR: dataDir('mailroom-workflow-restart-'),
       MAIL_TRANSPORT: 'smtp',
       SMTP_URL: sink.url,
+      OUTBOX_LEASE_SECONDS: outboxLeaseSeconds,
       SECRET: api.ctx.config.secret,
       LOG_LEVEL: 'info',
     }

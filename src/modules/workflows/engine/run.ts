@@ -7,7 +7,7 @@ import { wakeEventDispatcher } from '../../events/wake.js'
 import { claimDueExecutions, postponeExecution } from './claim.js'
 import { loadDefinition, type WorkflowDefinition } from './definition.js'
 import type { StepResult } from './step-context.js'
-import { type Execution, executionLeaseMs, type PendingCall, Walk } from './walk.js'
+import { type Execution, executionLeaseEnd, type PendingCall, Walk } from './walk.js'
 import { BatchWrites } from './writes.js'
 
 /*
@@ -164,7 +164,7 @@ export async function runDueBatch(ctx: AppContext, limit: number, onClaimed: (co
         advanced(await ctx.db.transaction(async (tx) => advanceBatch(ctx, tx, await claimDueExecutions(tx, 1, [id]))))
       } catch (failure) {
         ctx.log.error({ err: failure, executionId: id }, 'workflow execution failed; retried when its lease ends')
-        await postponeExecution(ctx.db, id, new Date(Date.now() + executionLeaseMs)).catch((postponing: unknown) =>
+        await postponeExecution(ctx.db, id, executionLeaseEnd(ctx)).catch((postponing: unknown) =>
           ctx.log.error({ err: postponing, executionId: id }, 'postponing failed'),
         )
       }

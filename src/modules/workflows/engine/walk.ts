@@ -14,8 +14,13 @@ import { runUpdateContact } from './steps/update-contact.js'
 import { runWebhook } from './steps/webhook.js'
 import type { BatchWrites, StepExecutionInsert } from './writes.js'
 
-/** How long a claim holds an execution: three times a webhook's 10 s; renewed at every transaction. */
-export const executionLeaseMs = 30_000
+/**
+ * Until when a claim holds an execution: WORKFLOW_EXECUTION_LEASE_SECONDS (default 30 s, three times a webhook's
+ * 10 s) from now; renewed at every transaction.
+ */
+export function executionLeaseEnd(ctx: Pick<AppContext, 'config'>): Date {
+  return new Date(Date.now() + ctx.config.crashRecovery.workflowExecutionLeaseSeconds * 1_000)
+}
 
 export type Execution = typeof workflowExecutions.$inferSelect
 type ExecutionChanges = Partial<
@@ -303,7 +308,7 @@ export class Walk {
   save(): Date | undefined {
     this.writes.addEvents(this.activity())
     const running = this.changes.status === undefined || this.changes.status === 'RUNNING'
-    const lease = running && this.current?.type === 'WEBHOOK' ? new Date(Date.now() + executionLeaseMs) : undefined
+    const lease = running && this.current?.type === 'WEBHOOK' ? executionLeaseEnd(this.ctx) : undefined
     const { execution, changes } = this
     this.writes.saveExecution({
       id: execution.id,
