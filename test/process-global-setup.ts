@@ -1,7 +1,16 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { TestProject } from 'vitest/node'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A file that holds the outcome of this run's build of dist once it ended: `ok`, or the compiler's output. */
+    cliBuildOutcome: string
+  }
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const builtCli = path.join(root, 'dist', 'cli.js')
@@ -20,11 +29,35 @@ function newestChange(file: string): number {
 /**
  * The `process` tests spawn the built CLI (`node dist/cli.js`, as `npm start` runs it), not the sources through
  * tsx: no per-process transpiling, and what is tested is what ships. The server's TypeScript is compiled once per
- * run, or not at all when dist is newer than every input; the dashboard's build (`npm run build:web`) is not
- * needed by these tests.
+ * run, or not at all when dist is newer than every input; the dashboard's build is not needed by these tests.
+ * The compiler runs beside the unit and api tiers (setup does not wait for it; global setups all run before any
+ * test): the process tier, which runs after them, waits for its outcome (`waitForCliBuild`).
  */
-export function setup(): void {
-  if (existsSync(builtCli) && statSync(builtCli).mtimeMs > Math.max(...inputs.map(newestChange))) return
+export function setup(project: TestProject): () => Promise<void> {
+  const outcome = path.join(tmpdir(), `mailroom-cli-build-${process.pid}-${Date.now().toString(36)}`)
+  project.provide('cliBuildOutcome', outcome)
+  if (existsSync(builtCli) && statSync(builtCli).mtimeMs > Math.max(...inputs.map(newestChange))) {
+    writeFileSync(outcome, 'ok')
+    return async () => {}
+  }
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
+  const build = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' })
+  let output = ''
+  build.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  build.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const ended = new Promise<void>((resolve) => {
+    build.on('close', (code) => {
+      writeFileSync(outcome, code === 0 ? 'ok' : `tsc -p tsconfig.build.json exited with ${code}:\n${output}`)
+      resolve()
+    })
+  })
+  return async () => {
+    // A run cut short (a filter without process files) must not leave the compiler behind.
+    if (build.exitCode === null) build.kill()
+    await ended
+  }
 }

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 /** As `npm start`: a small young generation, which keeps a busy process's memory flat. */
@@ -90,6 +90,7 @@ export function runCli(
 export function cliSandbox() {
   const running: CliProcess[] = []
   const dirs: string[] = []
+  beforeAll(waitForCliBuild, 10 * 60_000)
   afterAll(async () => {
     await Promise.all(running.map((process) => process.stop('SIGKILL')))
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -106,4 +107,12 @@ export function cliSandbox() {
       return dir
     },
   }
+}
+
+/** Waits for the run's build of dist (test/process-global-setup.ts) to end; fails with the compiler's output. */
+async function waitForCliBuild(): Promise<void> {
+  const outcome = inject('cliBuildOutcome')
+  while (!existsSync(outcome)) await new Promise((resolve) => setTimeout(resolve, 200))
+  const text = readFileSync(outcome, 'utf8')
+  if (text !== 'ok') throw new Error(text)
 }
