@@ -57,7 +57,8 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['test/web/**/*.test.ts'],
-          globalSetup: [databaseSetup],
+          // After the database's: the build, server and chromium its files share (test/web/global-setup.ts).
+          globalSetup: [databaseSetup, 'test/web/global-setup.ts'],
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },

@@ -23,7 +23,7 @@ async function fieldError(page: Page, label: string): Promise<string> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('verifies the address through the mailed link, asked for from the setup page', async () => {
     const { page, server } = session

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type BrowserServer, chromium, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -73,9 +73,10 @@ export async function ensureWebBuild(): Promise<void> {
   }
 }
 
-export async function launchBrowser(executablePath: string): Promise<Browser> {
+/** One chromium for the whole web tier: test files connect to its wsEndpoint. */
+export async function launchBrowserServer(executablePath: string): Promise<BrowserServer> {
   // --no-sandbox: CI runs as root, where chromium refuses its own sandbox.
-  return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+  return chromium.launchServer({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
 }
 
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */

@@ -21,7 +21,7 @@ const suite = chromiumPath ? describe : describe.skip
 const name = chromiumPath ? 'campaigns in chromium' : 'campaigns in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout: 240_000 }, () => {
-  const test = browserSession(chromiumPath ?? '')
+  const test = browserSession()
 
   /** A signed-in project with the plan contacts and a sending domain; the form of a new campaign filled in. */
   async function newCampaign(projectName: string, campaignName: string, subject: string): Promise<string> {

@@ -21,7 +21,7 @@ const timeout = 240_000
 const name = chromiumPath ? 'dashboard in chromium' : 'dashboard in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('signs up, creates a project, and shows an email sent with the secret key in the mailbox', async () => {
     const { page, server } = session

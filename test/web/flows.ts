@@ -1,10 +1,8 @@
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
-import type { Config } from '../../src/config.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { ensureWebBuild, launchBrowser } from './browser.js'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest'
+import { attachTestServer, type TestServer } from '../helpers/server.js'
 
 /** The dashboard's pages, as a user types them into the address bar. */
 export function appUrl(base: string, path = ''): string {
@@ -81,17 +79,18 @@ export async function logIn(page: Page, base: string, email: string, password: s
 }
 
 /**
- * One server and browser per test file, a fresh context and page per test, and a screenshot in the temp directory
- * when a test fails. Read `session.page` (and the others) inside tests: they are set by the hooks.
+ * The web tier's shared server and chromium (test/web/global-setup.ts), connected to once per file; a fresh context
+ * and page per test, and a screenshot in the temp directory when a test fails. Read `session.page` (and the others)
+ * inside tests: they are set by the hooks. `server` reaches the shared server's database too (attachTestServer).
  */
-export function browserSession(chromiumPath: string, options: { config?: Partial<Config> } = {}) {
+export function browserSession() {
   const session = {} as { server: TestServer; browser: Browser; context: BrowserContext; page: Page }
   beforeAll(async () => {
-    await ensureWebBuild()
-    session.server = await startTestServer({ config: options.config })
-    session.browser = await launchBrowser(chromiumPath)
-  }, 180_000)
+    session.server = await attachTestServer(inject('webServerUrl'), inject('webDatabaseUrl'))
+    session.browser = await chromium.connect(inject('browserWsEndpoint'))
+  })
   afterAll(async () => {
+    // Disconnects, closing this file's contexts; the shared browser stays up for the next file.
     await session.browser?.close()
     await session.server?.close()
   })

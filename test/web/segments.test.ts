@@ -21,7 +21,7 @@ const suite = chromiumPath ? describe : describe.skip
 const name = chromiumPath ? 'segments in chromium' : 'segments in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout: 240_000 }, () => {
-  const test = browserSession(chromiumPath ?? '')
+  const test = browserSession()
 
   /** A signed-in project with contacts: three on the pro plan (one unsubscribed) and two on the free one. */
   async function projectWithContacts(projectName: string): Promise<string> {

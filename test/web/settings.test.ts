@@ -30,7 +30,7 @@ async function stepDone(page: Page, title: string): Promise<boolean> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('lands a new project on the checklist, whose steps tick as the domain, a send and an event arrive', async () => {
     const { page, server } = session

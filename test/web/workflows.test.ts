@@ -88,7 +88,7 @@ async function enable(page: Page): Promise<void> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('builds a two-step workflow, runs it on a tracked event, and shows the history and the email', async () => {
     const { page, server } = session
