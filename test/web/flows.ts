@@ -3,13 +3,14 @@ import path from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest'
 import { attachTestServer, type TestServer } from '../helpers/server.js'
+import { defaultPassword, openNewProject } from './sign-in.js'
 
 /** The dashboard's pages, as a user types them into the address bar. */
 export function appUrl(base: string, path = ''): string {
   return `${base}/app${path}`
 }
 
-export async function signUp(page: Page, base: string, email: string, password = 'a long password'): Promise<void> {
+export async function signUp(page: Page, base: string, email: string, password = defaultPassword): Promise<void> {
   await page.goto(appUrl(base, '/signup'))
   await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password)
@@ -109,11 +110,9 @@ export function browserSession() {
   return session
 }
 
-/** Signs up, creates a project and returns its secret key. */
+/** A new account and project, signed in through the API, the page on the project's keys: its secret key. */
 export async function startProject(page: Page, base: string, email: string, name: string): Promise<string> {
-  await signUp(page, base, email)
-  await createProject(page, name)
-  return readSecretKey(page)
+  return (await openNewProject(page, base, email, name)).project.secret
 }
 
 /** A JSON call to the API with the project's secret key, as an integration makes it: its status and body. */
