@@ -3,7 +3,7 @@ import pg from 'pg'
 import { inject, type ProvidedContext } from 'vitest'
 
 /** Where a clone comes from: what test/global-setup.ts provides (a global setup reads it from its project). */
-export type RunDatabase = Pick<ProvidedContext, 'adminUrl' | 'templateDatabase'>
+export type CloneSource = Pick<ProvidedContext, 'adminUrl' | 'templateDatabase'>
 
 export function databaseUrl(adminUrl: string, database: string): string {
   const url = new URL(adminUrl)
@@ -23,7 +23,7 @@ export async function adminQuery(adminUrl: string, text: string): Promise<pg.Que
 
 /** A fresh, migrated database cloned from the run's template; dropped with the others at the end of the run. */
 export async function createTestDatabase(
-  run: RunDatabase = { adminUrl: inject('adminUrl'), templateDatabase: inject('templateDatabase') },
+  run: CloneSource = { adminUrl: inject('adminUrl'), templateDatabase: inject('templateDatabase') },
 ): Promise<string> {
   const { adminUrl, templateDatabase: template } = run
   const name = `${template}_${randomBytes(4).toString('hex')}`
