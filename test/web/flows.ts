@@ -71,14 +71,6 @@ export async function openMailedLink(page: Page, base: string, link: string): Pr
   await page.goto(`${base}${url.pathname}${url.search}`)
 }
 
-export async function logIn(page: Page, base: string, email: string, password: string): Promise<void> {
-  await page.goto(appUrl(base, '/login'))
-  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password)
-  await page.getByRole('button', { name: 'Log in' }).click()
-  await page.waitForURL((url) => !url.pathname.endsWith('/login'))
-}
-
 /**
  * The web tier's shared server and chromium (test/web/global-setup.ts), connected to once per file; a fresh context
  * and page per test, and a screenshot in the temp directory when a test fails. Read `session.page` (and the others)
