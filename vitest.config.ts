@@ -58,7 +58,11 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['test/web/**/*.test.ts'],
-          globalSetup: [databaseSetup],
+          // After the database's: the build, server and chromium its files share (test/web/global-setup.ts).
+          globalSetup: [databaseSetup, 'test/web/global-setup.ts'],
+          // One process imports the app and playwright once for every file, not once per file; a file leaves
+          // nothing behind (its hooks close its browser connection and its handle on the server).
+          isolate: false,
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { inject, type ProvidedContext } from 'vitest'
+
+/** Where a clone comes from: what test/global-setup.ts provides (a global setup reads it from its project). */
+export type CloneSource = Pick<ProvidedContext, 'adminUrl' | 'templateDatabase'>
 
 export function databaseUrl(adminUrl: string, database: string): string {
   const url = new URL(adminUrl)
@@ -19,9 +22,10 @@ export async function adminQuery(adminUrl: string, text: string): Promise<pg.Que
 }
 
 /** A fresh, migrated database cloned from the run's template; dropped with the others at the end of the run. */
-export async function createTestDatabase(): Promise<string> {
-  const adminUrl = inject('adminUrl')
-  const template = inject('templateDatabase')
+export async function createTestDatabase(
+  run: CloneSource = { adminUrl: inject('adminUrl'), templateDatabase: inject('templateDatabase') },
+): Promise<string> {
+  const { adminUrl, templateDatabase: template } = run
   const name = `${template}_${randomBytes(4).toString('hex')}`
   await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`)
   return databaseUrl(adminUrl, name)

@@ -123,3 +123,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   }
 }
+
+/**
+ * A handle on a server listening elsewhere (the web tier's, started by its global setup): requests go to `url`,
+ * while `app.inject` and `ctx.db` reach the same database through an API-only app here that never listens.
+ */
+export async function attachTestServer(url: string, databaseUrl: string): Promise<TestServer> {
+  const config = testConfig({ databaseUrl })
+  const ctx = await createAppContext(config, createLogger(config), 'api')
+  const app = await buildServer(ctx)
+  return {
+    app,
+    ctx,
+    url,
+    config,
+    outbox: undefined,
+    inbound: undefined,
+    async close() {
+      await app.close()
+      await ctx.close()
+    },
+  }
+}

@@ -4,7 +4,8 @@ import { createAccount, uniqueEmail } from '../helpers/factories.js'
 import { startTestServer } from '../helpers/server.js'
 import { waitForSystemEmail } from '../helpers/system-mail.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { appUrl, browserSession, createProject, logIn, openMailedLink, signUp } from './flows.js'
+import { appUrl, browserSession, openMailedLink, signUp } from './flows.js'
+import { addSession, logInByApi, openNewProject, signUpByApi } from './sign-in.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -23,13 +24,12 @@ async function fieldError(page: Page, label: string): Promise<string> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('verifies the address through the mailed link, asked for from the setup page', async () => {
     const { page, server } = session
     const email = uniqueEmail('verify')
-    await signUp(page, server.url, email)
-    await createProject(page, 'Verified shop')
+    await openNewProject(page, server.url, email, 'Verified shop')
     // Verification is optional on this server: the landing page offers it.
     await page.goto(appUrl(server.url, '/'))
     await page.waitForURL('**/app/setup')
@@ -85,13 +85,12 @@ suite(name, { timeout }, () => {
   it('resets a forgotten password through the mailed link: policy errors at the field, old sessions end', async () => {
     const { page, server, browser } = session
     const email = uniqueEmail('reset')
-    await signUp(page, server.url, email)
-    await createProject(page, 'Reset shop')
+    await openNewProject(page, server.url, email, 'Reset shop')
     // Another device stays logged in with the old password.
     const otherContext = await browser.newContext()
     const other = await otherContext.newPage()
     try {
-      await logIn(other, server.url, email, 'a long password')
+      await addSession(otherContext, server.url, await logInByApi(server.url, email))
       await page.getByRole('button', { name: 'Log out' }).click()
       await page.waitForURL('**/app/login')
 
@@ -141,8 +140,7 @@ suite(name, { timeout }, () => {
   it('invites a new address: the link shows the project, signup through it makes a member', async () => {
     const { page, server, browser } = session
     const owner = uniqueEmail('owner')
-    await signUp(page, server.url, owner)
-    await createProject(page, 'Team shop')
+    await openNewProject(page, server.url, owner, 'Team shop')
     await page.getByRole('link', { name: 'Settings' }).click()
     await page.getByRole('link', { name: 'Team' }).click()
     const invitee = uniqueEmail('invitee')
@@ -193,7 +191,7 @@ suite(name, { timeout }, () => {
     expect(invited.json().data.status).toBe('INVITED')
     const mail = await waitForSystemEmail(server, email)
     // They made an account on their own before opening the link.
-    await signUp(page, server.url, email)
+    await addSession(page.context(), server.url, await signUpByApi(server.url, email))
     await openMailedLink(page, server.url, mail.link)
     await page.getByText(`to the project Joinable as admin.`).waitFor()
     await page.getByRole('button', { name: 'Join Joinable' }).click()
@@ -224,9 +222,7 @@ suite(name, { timeout }, () => {
     await page.getByRole('alert').waitFor()
     await audit.check('invitation (bad link)')
 
-    const email = uniqueEmail('audit')
-    await signUp(page, server.url, email)
-    await createProject(page, 'Audit')
+    await openNewProject(page, server.url, uniqueEmail('audit'), 'Audit')
     await page.goto(appUrl(server.url, '/'))
     await page.getByText('steps done').waitFor()
     await audit.check('setup checklist')

@@ -32,7 +32,7 @@ const listTexts = async (page: Page, name: string) =>
   )
 
 suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no chromium)', { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('filters the activity feed by type, showing what the API lists', async () => {
     const { page, server } = session

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type BrowserServer, chromium, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -73,41 +73,59 @@ export async function ensureWebBuild(): Promise<void> {
   }
 }
 
-export async function launchBrowser(executablePath: string): Promise<Browser> {
+/** One chromium for the whole web tier: test files connect to its wsEndpoint. */
+export async function launchBrowserServer(executablePath: string): Promise<BrowserServer> {
   // --no-sandbox: CI runs as root, where chromium refuses its own sandbox.
-  return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+  return chromium.launchServer({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
 }
+
+/**
+ * A dialog fading in is half transparent, and its text then fails the contrast rule: audit what has settled (a
+ * spinner's endless animation aside). A dialog just mounted may not have started its transition yet, so every open
+ * dialog must also be fully opaque, up to the root.
+ */
+const settled = `document.getAnimations().every((animation) =>
+    animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity) &&
+  [...document.querySelectorAll('[role="dialog"]')].every((dialog) => {
+    for (let element = dialog; element; element = element.parentElement) {
+      if (Number(getComputedStyle(element).opacity) < 1) return false
+    }
+    return true
+  })`
+
+/** From now on, notes in the page whether a CSS transition or animation starts (a toast closing by itself, say). */
+const watchMotion = `(() => {
+  window.mailroomAuditMoved = false
+  if (window.mailroomAuditWatching) return
+  window.mailroomAuditWatching = true
+  for (const type of ['transitionstart', 'animationstart'])
+    document.addEventListener(type, () => { window.mailroomAuditMoved = true }, true)
+})()`
 
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  // A dialog fading in is half transparent, and its text then fails the contrast rule: audit what has settled
-  // (a spinner's endless animation aside). A dialog just mounted may not have started its transition yet, so
-  // every open dialog must also be fully opaque, up to the root.
-  await page.waitForFunction(
-    `document.getAnimations().every((animation) =>
-      animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity) &&
-    [...document.querySelectorAll('[role="dialog"]')].every((dialog) => {
-      for (let element = dialog; element; element = element.parentElement) {
-        if (Number(getComputedStyle(element).opacity) < 1) return false
-      }
-      return true
-    })`,
-  )
-  // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
-  // run inside them (waiting for an answer from one stalled the audit), so they are left out.
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .exclude('iframe[sandbox]')
-    .analyze()
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id} (${violation.impact}): ${violation.help}\n    ${violation.nodes
-          .slice(0, 5)
-          .map((node) => node.target.join(' '))
-          .join('\n    ')}`,
-    )
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForFunction(settled)
+    await page.evaluate(watchMotion)
+    // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
+    // run inside them (waiting for an answer from one stalled the audit), so they are left out.
+    const results = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .exclude('iframe[sandbox]')
+      .analyze()
+    // Something began to fade while axe ran, which then saw it half transparent: audit the settled page again.
+    // A page that never holds still is reported as the last audit saw it.
+    if (attempt < 5 && (await page.evaluate('window.mailroomAuditMoved'))) continue
+    return results.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id} (${violation.impact}): ${violation.help}\n    ${violation.nodes
+            .slice(0, 5)
+            .map((node) => node.target.join(' '))
+            .join('\n    ')}`,
+      )
+  }
 }
 
 /** Checks page after page and reports every page's violations together at the end. */

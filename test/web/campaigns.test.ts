@@ -7,9 +7,7 @@ import {
   browserSession,
   callApi,
   chooseOption,
-  createProject,
-  readSecretKey,
-  signUp,
+  startProject,
   waitForCapture,
 } from './flows.js'
 
@@ -21,13 +19,11 @@ const suite = chromiumPath ? describe : describe.skip
 const name = chromiumPath ? 'campaigns in chromium' : 'campaigns in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout: 240_000 }, () => {
-  const test = browserSession(chromiumPath ?? '')
+  const test = browserSession()
 
   /** A signed-in project with the plan contacts and a sending domain; the form of a new campaign filled in. */
   async function newCampaign(projectName: string, campaignName: string, subject: string): Promise<string> {
-    await signUp(test.page, test.server.url, uniqueEmail())
-    await createProject(test.page, projectName)
-    const key = await readSecretKey(test.page)
+    const key = await startProject(test.page, test.server.url, uniqueEmail(), projectName)
     await addPlanContacts(test.server.url, key)
     await addDomain(test.page, 'news.example')
     await test.page.getByRole('link', { name: 'Campaigns' }).click()

@@ -29,7 +29,7 @@ function csvWithBadRows(): { csv: string; bad: { row: number; email: string | nu
 }
 
 suite(chromiumPath ? 'contacts in chromium' : 'contacts in chromium (skipped: no chromium)', { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('imports a CSV: the bar follows the job to 100 %, and the totals and row errors are the API’s', async () => {
     const { page, server } = session

@@ -10,8 +10,10 @@ import {
   readSecretKey,
   sendEmail,
   signUp,
+  startProject,
   waitForCapture,
 } from './flows.js'
+import { openNewProject } from './sign-in.js'
 
 const chromiumPath = findChromium()
 // Without chromium (a developer machine) the browser tests are skipped; .ci/run installs it, so CI runs them.
@@ -21,7 +23,7 @@ const timeout = 240_000
 const name = chromiumPath ? 'dashboard in chromium' : 'dashboard in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('signs up, creates a project, and shows an email sent with the secret key in the mailbox', async () => {
     const { page, server } = session
@@ -54,8 +56,7 @@ suite(name, { timeout }, () => {
 
   it('rotates keys after a confirmation: the old secret key stops at once, the new one works', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Rotation')
+    await openNewProject(page, server.url, uniqueEmail(), 'Rotation')
     const oldKey = await readSecretKey(page)
     const listContacts = (key: string) =>
       fetch(`${server.url}/contacts`, { headers: { authorization: `Bearer ${key}` } })
@@ -87,8 +88,7 @@ suite(name, { timeout }, () => {
   it('logs out and back in, and sends an unknown session to the login page', async () => {
     const { page, server } = session
     const email = uniqueEmail()
-    await signUp(page, server.url, email)
-    await createProject(page, 'Session')
+    await openNewProject(page, server.url, email, 'Session')
     await page.getByRole('button', { name: 'Log out' }).click()
     await page.waitForURL('**/app/login')
 
@@ -189,8 +189,7 @@ suite(name, { timeout }, () => {
 
   it('shows field errors from the API next to their fields', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Errors')
+    await openNewProject(page, server.url, uniqueEmail(), 'Errors')
     await page.getByRole('link', { name: 'Domains' }).click()
     await page.getByRole('textbox', { name: 'Domain', exact: true }).fill('not a domain')
     await page.getByRole('button', { name: 'Add domain' }).click()
@@ -206,9 +205,7 @@ suite(name, { timeout }, () => {
 
   it('lists contacts page by page with search, sort and the total the API counts', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Contacts')
-    const key = await readSecretKey(page)
+    const key = await startProject(page, server.url, uniqueEmail(), 'Contacts')
     for (let i = 0; i < 30; i++) {
       const email = `person${String(i).padStart(2, '0')}@${i % 3 === 0 ? 'three' : 'other'}.example`
       const created = await fetch(`${server.url}/contacts`, {

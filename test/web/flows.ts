@@ -1,17 +1,16 @@
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
-import type { Config } from '../../src/config.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { ensureWebBuild, launchBrowser } from './browser.js'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest'
+import { attachTestServer, type TestServer } from '../helpers/server.js'
+import { defaultPassword, openNewProject } from './sign-in.js'
 
 /** The dashboard's pages, as a user types them into the address bar. */
 export function appUrl(base: string, path = ''): string {
   return `${base}/app${path}`
 }
 
-export async function signUp(page: Page, base: string, email: string, password = 'a long password'): Promise<void> {
+export async function signUp(page: Page, base: string, email: string, password = defaultPassword): Promise<void> {
   await page.goto(appUrl(base, '/signup'))
   await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password)
@@ -72,26 +71,19 @@ export async function openMailedLink(page: Page, base: string, link: string): Pr
   await page.goto(`${base}${url.pathname}${url.search}`)
 }
 
-export async function logIn(page: Page, base: string, email: string, password: string): Promise<void> {
-  await page.goto(appUrl(base, '/login'))
-  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email)
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password)
-  await page.getByRole('button', { name: 'Log in' }).click()
-  await page.waitForURL((url) => !url.pathname.endsWith('/login'))
-}
-
 /**
- * One server and browser per test file, a fresh context and page per test, and a screenshot in the temp directory
- * when a test fails. Read `session.page` (and the others) inside tests: they are set by the hooks.
+ * The web tier's shared server and chromium (test/web/global-setup.ts), connected to once per file; a fresh context
+ * and page per test, and a screenshot in the temp directory when a test fails. Read `session.page` (and the others)
+ * inside tests: they are set by the hooks. `server` reaches the shared server's database too (attachTestServer).
  */
-export function browserSession(chromiumPath: string, options: { config?: Partial<Config> } = {}) {
+export function browserSession() {
   const session = {} as { server: TestServer; browser: Browser; context: BrowserContext; page: Page }
   beforeAll(async () => {
-    await ensureWebBuild()
-    session.server = await startTestServer({ config: options.config })
-    session.browser = await launchBrowser(chromiumPath)
-  }, 180_000)
+    session.server = await attachTestServer(inject('webServerUrl'), inject('webDatabaseUrl'))
+    session.browser = await chromium.connect(inject('browserWsEndpoint'))
+  })
   afterAll(async () => {
+    // Disconnects, closing this file's contexts; the shared browser stays up for the next file.
     await session.browser?.close()
     await session.server?.close()
   })
@@ -110,11 +102,9 @@ export function browserSession(chromiumPath: string, options: { config?: Partial
   return session
 }
 
-/** Signs up, creates a project and returns its secret key. */
+/** A new account and project, signed in through the API, the page on the project's keys: its secret key. */
 export async function startProject(page: Page, base: string, email: string, name: string): Promise<string> {
-  await signUp(page, base, email)
-  await createProject(page, name)
-  return readSecretKey(page)
+  return (await openNewProject(page, base, email, name)).project.secret
 }
 
 /** A JSON call to the API with the project's secret key, as an integration makes it: its status and body. */

@@ -35,7 +35,7 @@ const pages = [
 ]
 
 suite(name, { timeout: 240_000 }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('fits every main page in 1024 px: nothing scrolls sideways, the navigation stays in view', async () => {
     const { page, server } = session

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from '../helpers/server.js'
-import { ensureWebBuild, findChromium, launchBrowser } from './browser.js'
+import { chromium } from 'playwright-core'
+import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { findChromium } from './browser.js'
 import {
   addDomain,
   appUrl,
@@ -22,16 +22,15 @@ const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
 const chromiumPath = findChromium()
 
 describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots', () => {
-  let server: TestServer
-  beforeAll(async () => {
-    await ensureWebBuild()
-    server = await startTestServer()
+  // The web tier's shared server and chromium (test/web/global-setup.ts).
+  const server = { url: '' }
+  beforeAll(() => {
+    server.url = inject('webServerUrl')
     mkdirSync(out, { recursive: true })
-  }, 180_000)
-  afterAll(() => server?.close())
+  })
 
   it('renders every page', { timeout: 240_000 }, async () => {
-    const browser = await launchBrowser(chromiumPath ?? '')
+    const browser = await chromium.connect(inject('browserWsEndpoint'))
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
     const shot = async (name: string) => {

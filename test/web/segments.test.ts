@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import {
-  addDomain,
-  addPlanContacts,
-  appUrl,
-  browserSession,
-  callApi,
-  chooseOption,
-  createProject,
-  readSecretKey,
-  signUp,
-} from './flows.js'
+import { addDomain, addPlanContacts, appUrl, browserSession, callApi, chooseOption, startProject } from './flows.js'
 
 type Segment = { id: string; name: string; memberCount: number; trackMembership: boolean }
 
@@ -21,13 +11,11 @@ const suite = chromiumPath ? describe : describe.skip
 const name = chromiumPath ? 'segments in chromium' : 'segments in chromium (skipped: no chromium binary found)'
 
 suite(name, { timeout: 240_000 }, () => {
-  const test = browserSession(chromiumPath ?? '')
+  const test = browserSession()
 
   /** A signed-in project with contacts: three on the pro plan (one unsubscribed) and two on the free one. */
   async function projectWithContacts(projectName: string): Promise<string> {
-    await signUp(test.page, test.server.url, uniqueEmail())
-    await createProject(test.page, projectName)
-    const key = await readSecretKey(test.page)
+    const key = await startProject(test.page, test.server.url, uniqueEmail(), projectName)
     await addPlanContacts(test.server.url, key)
     return key
   }

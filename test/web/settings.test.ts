@@ -5,7 +5,8 @@ import { domains, projects } from '../../src/db/schema/index.js'
 import type { ProjectView } from '../../src/modules/projects/schemas.js'
 import { createAccount, uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { addDomain, appUrl, browserSession, createProject, logIn, sendEmail, signUp } from './flows.js'
+import { addDomain, appUrl, browserSession, sendEmail } from './flows.js'
+import { addSession, openNewProject, rememberProject } from './sign-in.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -30,12 +31,11 @@ async function stepDone(page: Page, title: string): Promise<boolean> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('lands a new project on the checklist, whose steps tick as the domain, a send and an event arrive', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Onboard')
+    await openNewProject(page, server.url, uniqueEmail(), 'Onboard')
     const project = await projectNamed(page, 'Onboard')
     await page.goto(appUrl(server.url, '/'))
     await page.waitForURL('**/app/setup')
@@ -91,8 +91,7 @@ suite(name, { timeout }, () => {
 
   it('renames the project and sets tracking; reset and delete need the typed name', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Settings shop')
+    await openNewProject(page, server.url, uniqueEmail(), 'Settings shop')
     const project = await projectNamed(page, 'Settings shop')
     await page.getByRole('link', { name: 'Settings' }).click()
     await page.waitForURL('**/app/settings/project')
@@ -140,8 +139,7 @@ suite(name, { timeout }, () => {
   it('manages the team: roles, the last-owner refusal, what a member may not do, removal', async () => {
     const { page, server, browser } = session
     const owner = uniqueEmail('owner')
-    await signUp(page, server.url, owner)
-    await createProject(page, 'Crew')
+    await openNewProject(page, server.url, owner, 'Crew')
     const crew = await projectNamed(page, 'Crew')
     const mate = await createAccount(server, 'Mate own project')
     await page.goto(appUrl(server.url, '/settings/team'))
@@ -166,8 +164,8 @@ suite(name, { timeout }, () => {
     const mateContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const matePage = await mateContext.newPage()
     try {
-      await logIn(matePage, server.url, mate.email, mate.password)
-      await matePage.evaluate((id) => localStorage.setItem('mailroom.projectId', id), crew.id)
+      await addSession(mateContext, server.url, mate.cookie)
+      await rememberProject(mateContext, server.url, crew.id)
       await matePage.goto(appUrl(server.url, '/settings/team'))
       await matePage.getByRole('heading', { name: 'Invite someone' }).waitFor()
       await matePage.getByRole('table', { name: 'Members of Crew' }).getByText(owner).waitFor()
@@ -203,8 +201,7 @@ suite(name, { timeout }, () => {
 
   it('shows caps and this month’s consumption, and the security state with resume', async () => {
     const { page, server } = session
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Capped')
+    await openNewProject(page, server.url, uniqueEmail(), 'Capped')
     const project = await projectNamed(page, 'Capped')
     await addDomain(page, 'capped.example')
     await page.getByRole('link', { name: 'Settings' }).click()
@@ -253,8 +250,7 @@ suite(name, { timeout }, () => {
   it('every setup and settings page passes an axe check with no serious or critical violation', async () => {
     const { page, server } = session
     const audit = accessibilityAudit(page)
-    await signUp(page, server.url, uniqueEmail())
-    await createProject(page, 'Audit settings')
+    await openNewProject(page, server.url, uniqueEmail(), 'Audit settings')
     await page.goto(appUrl(server.url, '/setup'))
     await page.getByRole('textbox', { name: 'Domain', exact: true }).fill('audit-settings.example')
     await page.getByRole('button', { name: 'Add domain' }).click()

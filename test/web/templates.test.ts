@@ -28,7 +28,7 @@ const body = (page: Page) => page.getByRole('textbox', { name: 'HTML body', exac
 const previewFrame = (page: Page) => page.frameLocator('iframe[title="Preview of the template body"]')
 
 suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: no chromium)', { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('marks a Liquid syntax error at the line the API names, and shows the text alternative once it parses', async () => {
     const { page, server } = session

@@ -5,12 +5,10 @@ import { accessibilityAudit, findChromium } from './browser.js'
 import {
   addDomain,
   browserSession,
-  createProject,
   dismissToasts,
   pickOption,
   postWithKey,
-  readSecretKey,
-  signUp,
+  startProject,
   waitForCapture,
 } from './flows.js'
 
@@ -23,9 +21,7 @@ const name = chromiumPath ? 'workflows in chromium' : 'workflows in chromium (sk
 
 /** A project with a sender domain and a transactional template, ready for workflows; answers its secret key. */
 async function setUpProject(page: Page, base: string, project: string, domain: string): Promise<string> {
-  await signUp(page, base, uniqueEmail())
-  await createProject(page, project)
-  const key = await readSecretKey(page)
+  const key = await startProject(page, base, uniqueEmail(), project)
   await addDomain(page, domain)
   await postWithKey(
     base,
@@ -88,7 +84,7 @@ async function enable(page: Page): Promise<void> {
 }
 
 suite(name, { timeout }, () => {
-  const session = browserSession(chromiumPath ?? '')
+  const session = browserSession()
 
   it('builds a two-step workflow, runs it on a tracked event, and shows the history and the email', async () => {
     const { page, server } = session
