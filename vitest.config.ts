@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config'
  * - process  `*.process.test.ts`: spawned processes (the built CLI), crashes, backups, a production install.
  * - web      test/web: the dashboard in chromium, against one server and one browser for the whole tier.
  * unit and api share the test processes (no per-file isolation: a file must leave no state behind) on every core;
- * then process and web run side by side, each one file at a time, as their files each load the machine a lot.
+ * process and web then run one file at a time, as their files each load the machine by themselves.
  */
 const cores = availableParallelism()
 const databaseSetup = 'test/global-setup.ts'
@@ -64,9 +64,7 @@ export default defineConfig({
           // nothing behind (its hooks close its browser connection and its handle on the server).
           isolate: false,
           maxWorkers: 1,
-          // Beside the process tier: a browser test and a spawned-process test each leave most of the second core
-          // idle (measured: 346 s and 184 s one after the other).
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
