@@ -21,9 +21,13 @@ export type LoopDefinition = {
   /**
    * A cheap look (one statement, no transaction, no lock) asked after each pause, before `run`: while it finds
    * nothing, `run` is skipped until the next tick. An idle loop then costs one statement a tick instead of a
-   * claim's transaction; a loop going straight on after a full batch is not asked.
+   * claim's transaction; a loop going straight on after a full batch is not asked. `'held'`: there is work, but
+   * it cannot be taken yet (committed events behind a transaction still open): look again after `heldMs`, not
+   * after the idle pause, which a wake that came too early would otherwise wait out.
    */
-  hasWork?(ctx: AppContext): Promise<boolean>
+  hasWork?(ctx: AppContext): Promise<boolean | 'held'>
+  /** How soon to look again after `hasWork` answered `'held'` (at most `idleMs`). */
+  heldMs?: number
 }
 
 export function defineLoop(definition: LoopDefinition): LoopDefinition {
@@ -81,10 +85,11 @@ export function startLoop(ctx: AppContext, loop: LoopDefinition, options: LoopOp
     let lastRunStarted = Number.NEGATIVE_INFINITY
     while (!stopped) {
       let ran = false
+      let look: boolean | 'held' = true
       try {
         // After a full batch more is likely: run at once without looking first.
-        const worthRunning: boolean = more || !loop.hasWork || (await loop.hasWork(ctx))
-        if (worthRunning) {
+        if (!more && loop.hasWork) look = await loop.hasWork(ctx)
+        if (look === true) {
           ran = true
           lastRunStarted = performance.now()
           more = await loop.run(ctx)
@@ -102,7 +107,7 @@ export function startLoop(ctx: AppContext, loop: LoopDefinition, options: LoopOp
       }
       if (more || stopped) continue
       await options.beforePause?.().catch(() => {})
-      await signal.wait(idleMs)
+      await signal.wait(look === 'held' ? Math.min(loop.heldMs ?? idleMs, idleMs) : idleMs)
       const sinceRun = performance.now() - lastRunStarted
       if (sinceRun < wakeGapMs && !stopped) await sleep(wakeGapMs - sinceRun)
     }

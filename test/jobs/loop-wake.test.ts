@@ -74,4 +74,23 @@ describe('woken loops', () => {
       await api.close()
     }
   })
+
+  it('an event committed behind a transaction still open goes out once that ends, not at the next poll', async () => {
+    const workflow = await updatingWorkflow(server, 'woken-held')
+    // A transaction older than the event's, still open: the bus may not hand out what committed after it began.
+    const older = await server.ctx.pool.connect()
+    try {
+      await older.query('BEGIN')
+      await older.query('SELECT pg_current_xact_id()')
+      await track(server, account, uniqueEmail('held'), 'woken-held')
+      // The wake came and found the event held; nothing has started meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await executionsWhen(server, workflow.id, () => true, withinMs)).toEqual([])
+      await older.query('COMMIT')
+    } finally {
+      older.release()
+    }
+    const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+    expect(done?.status).toBe('COMPLETED')
+  })
 })

@@ -115,13 +115,18 @@ const consumer = 'subscribers'
 const pendingAfter = (txId: SQL, eventId: SQL) =>
   sql`(tx_id, id) > (${txId}, ${eventId}) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`
 
-/** Whether events wait past the position, in one statement without a transaction or locks (the loop's look). */
-export async function anyEventPending(db: Executor): Promise<boolean> {
-  const result = await db.execute(sql`
-    SELECT 1 FROM event_bus_positions AS p
-    WHERE p.consumer = ${consumer}
-      AND EXISTS (SELECT 1 FROM events WHERE ${pendingAfter(sql`p.tx_id`, sql`p.event_id`)})`)
-  return result.rows.length > 0
+/**
+ * Whether events wait past the position, in one statement without a transaction or locks (the loop's look):
+ * `'held'` when the only ones are committed behind a transaction still open, which the bus may not hand out yet.
+ */
+export async function anyEventPending(db: Executor): Promise<boolean | 'held'> {
+  const result = await db.execute<{ ready: boolean; held: boolean }>(sql`
+    SELECT EXISTS (SELECT 1 FROM events WHERE ${pendingAfter(sql`p.tx_id`, sql`p.event_id`)}) AS ready,
+      EXISTS (SELECT 1 FROM events WHERE (tx_id, id) > (p.tx_id, p.event_id)) AS held
+    FROM event_bus_positions AS p
+    WHERE p.consumer = ${consumer}`)
+  const row = result.rows[0]
+  return row?.ready ? true : row?.held ? 'held' : false
 }
 
 /**
