@@ -413,6 +413,14 @@ function stripeConfig(values: z.infer<typeof environmentSchema>): StripeConfig |
   return Object.freeze({ secretKey, webhookSecret, priceId, apiUrl: values.STRIPE_API_URL })
 }
 
+/**
+ * Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock: no other process
+ * works on it, so this one need not wake others, and all work left in flight was left by a process that died.
+ */
+export function isSoleWorker(config: Pick<Config, 'databaseUrl'>): boolean {
+  return config.databaseUrl === undefined
+}
+
 /** What `backup` and `restore` need: they must not create the secret in a DATA_DIR that a restore will fill. */
 export type DataDirConfig = Readonly<{ dataDir: string; databaseUrl: string | undefined }>
 

@@ -1,8 +1,10 @@
+import { isSoleWorker } from '../config.js'
 import type { AppContext } from '../context.js'
 import { createNotificationListener } from '../db/notification-listener.js'
+import { registerLocalWaiter } from '../db/wake.js'
 import { type JobDefinition, jobHeartbeatRefreshSeconds, queueOptions } from './define.js'
-import { type LoopDefinition, startLoop } from './loop.js'
-import { loopsChannel, registerLocalLoop, wakeLoopsInProcess } from './loop-wake.js'
+import { type LoopDefinition, type RunningLoop, startLoop } from './loop.js'
+import { loopsChannel } from './loop-wake.js'
 
 /**
  * Creates every queue once; API processes need them too, to enqueue. A queue made by an older version gets
@@ -57,28 +59,26 @@ export async function startWorkers(
  */
 async function startLoops(ctx: AppContext, loops: readonly LoopDefinition[], options: LoopsOptions): Promise<void> {
   if (loops.length === 0) return
-  const known = new Set(loops.map((loop) => loop.name))
-  const listener = createNotificationListener(
-    ctx.pool,
-    loopsChannel,
-    (payload) => wakeLoopsInProcess(ctx.pool, payload !== undefined && known.has(payload) ? payload : undefined),
-    ctx.log,
-  )
+  const running = new Map<string, RunningLoop>()
+  const wake = (payload: string | undefined) => {
+    const named = payload === undefined ? undefined : running.get(payload)
+    for (const loop of named ? [named] : running.values()) loop.wake()
+  }
+  const listener = createNotificationListener(ctx.pool, loopsChannel, wake, ctx.log)
   // Listening before the first pause: a wake sent as the process starts is not lost. Failing, the loops poll.
   await listener.ensure().catch((err: unknown) => ctx.log.warn({ err }, 'LISTEN for loop wakes failed; polling'))
-  // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
-  const soleWorker = ctx.config.databaseUrl === undefined
   for (const loop of loops) {
-    const running = startLoop(ctx, loop, {
+    const started = startLoop(ctx, loop, {
       ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
       beforePause: () => listener.ensure(),
     })
-    const unregister = registerLocalLoop(ctx.pool, { name: loop.name, wake: running.wake, soleWorker })
-    ctx.onClose(async () => {
-      unregister()
-      await running.stop()
-    })
+    running.set(loop.name, started)
   }
-  // Hooks run in order: the loops stop first.
+  const unregister = registerLocalWaiter(ctx.pool, loopsChannel, { wake, soleWorker: isSoleWorker(ctx.config) })
+  // Hooks run in order: the loops stop first, then the LISTEN connection is let go.
+  ctx.onClose(async () => {
+    unregister()
+    await Promise.all([...running.values()].map((loop) => loop.stop()))
+  })
   ctx.onClose(() => listener.close())
 }

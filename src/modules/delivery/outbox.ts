@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
 import { createNotificationListener } from '../../db/notification-listener.js'
+import { registerLocalWaiter } from '../../db/wake.js'
 import { createWakeSignal, type WakeSignal } from '../../jobs/wake-signal.js'
 import type { Logger } from '../../logger.js'
 import { domainOf } from '../../mail/address.js'
@@ -11,7 +12,6 @@ import { ComposeError, type ComposePool, startComposePool } from '../../mail/out
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import { wakeEventDispatcher } from '../events/wake.js'
 import type { Metrics } from '../metrics/registry.js'
-import { registerLocalOutbox } from './local-wake.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import {
@@ -230,13 +230,12 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     if (kind !== 'urgent') bulkSignal.notify()
   }
   // A payload this version does not know (an older process sends none) wakes both loops.
-  const listener = createNotificationListener(
-    ctx.pool,
-    outboxChannel,
-    (payload) => wake(payload === 'urgent' || payload === 'bulk' ? payload : 'all'),
-    ctx.log,
-  )
-  const unregisterLocalWake = registerLocalOutbox(ctx.pool, { wake, soleWorker: options.soleWorker ?? false })
+  const wakeFor = (payload: string | undefined) => wake(payload === 'urgent' || payload === 'bulk' ? payload : 'all')
+  const listener = createNotificationListener(ctx.pool, outboxChannel, wakeFor, ctx.log)
+  const unregisterLocalWake = registerLocalWaiter(ctx.pool, outboxChannel, {
+    wake: wakeFor,
+    soleWorker: options.soleWorker ?? false,
+  })
 
   const signingKey = (projectId: string, domain: string) => {
     const cacheKey = `${projectId}\n${domain}`

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
+import { wakeAfterCommit } from '../../db/wake.js'
 import { domainOf } from '../../mail/address.js'
-import { wakeOutboxesInProcess } from './local-wake.js'
 import { bulkPriority, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
 
 export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
@@ -99,27 +99,11 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
   return rows.map((row) => row.id)
 }
 
-const wakeDelayMs = 5
-const pendingWakes = new WeakMap<pg.Pool, Set<OutboxWake>>()
-
 /**
- * Wakes idle outbox workers after the transaction that enqueued emails has committed: this process's own at once,
- * the others through PostgreSQL (unless this process is the database's sole worker). Not a NOTIFY inside that
- * transaction: PostgreSQL serialises the commits of every transaction that notifies, which caps /v1/send at a
- * few hundred requests per second. Wakes within a few milliseconds are coalesced into one NOTIFY; workers also
- * poll, so a lost wake only delays delivery.
+ * Wakes idle outbox workers, this process's at once and the others by NOTIFY (see db/wake.ts): call it after the
+ * transaction that enqueued emails has committed, never inside it, where it would cap /v1/send at a few hundred
+ * requests per second.
  */
 export function wakeOutbox(pool: pg.Pool, kind: OutboxWake = 'urgent'): void {
-  if (wakeOutboxesInProcess(pool, kind)) return
-  let pending = pendingWakes.get(pool)
-  if (!pending) {
-    pending = new Set()
-    pendingWakes.set(pool, pending)
-  }
-  if (pending.has(kind)) return
-  pending.add(kind)
-  setTimeout(() => {
-    pending.delete(kind)
-    pool.query('SELECT pg_notify($1, $2)', [outboxChannel, kind]).catch(() => {})
-  }, wakeDelayMs)
+  wakeAfterCommit(pool, outboxChannel, kind)
 }

@@ -1,3 +1,4 @@
+import { isSoleWorker } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { createTransportFromConfig } from '../../mail/transports/index.js'
 import { personaliseCampaignEmails } from '../campaigns/personalise.js'
@@ -18,8 +19,7 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
   }
   return startOutbox(ctx, {
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
-    // Without DATABASE_URL the database is this process's own embedded one, behind the DATA_DIR lock.
-    soleWorker: ctx.config.databaseUrl === undefined,
+    soleWorker: isSoleWorker(ctx.config),
     personalise: (emails) => personaliseCampaignEmails(ctx, emails),
     composeThreads: ctx.config.composeThreads,
     leaseSeconds: ctx.config.crashRecovery.outboxLeaseSeconds,
