@@ -85,7 +85,9 @@ describe('event bus', () => {
   it('isolates an event its subscribers keep rejecting, delivering the others and then dropping it', async () => {
     const isolated = await startTestServer({ worker: false })
     const delivered: string[] = []
-    const unsubscribe = subscribeToEvents(async (events) => {
+    // Subscribers are the process's: this one hears only the isolated server's bus, not the file's other server.
+    const unsubscribe = subscribeToEvents(async (events, { ctx }) => {
+      if (ctx !== isolated.ctx) return
       if (events.some((event) => event.name === 'poison')) throw new Error('cannot handle poison')
       delivered.push(...events.map((event) => event.name))
     })
@@ -119,8 +121,8 @@ describe('event bus', () => {
   it('dispatches again at once only after a full batch or while isolating a failed one', async () => {
     const isolated = await startTestServer({ worker: false })
     let rejecting = false
-    const unsubscribe = subscribeToEvents(async (events) => {
-      if (rejecting && events.length > 1) throw new Error('subscriber down')
+    const unsubscribe = subscribeToEvents(async (events, { ctx }) => {
+      if (ctx === isolated.ctx && rejecting && events.length > 1) throw new Error('subscriber down')
     })
     const run = () => dispatchEventsLoop.run(isolated.ctx)
     try {
@@ -147,8 +149,8 @@ describe('event bus', () => {
   it('never passes over an event committed late by a transaction that started earlier, nor hands one out twice', async () => {
     const isolated = await startTestServer({ worker: false })
     const delivered: string[] = []
-    const unsubscribe = subscribeToEvents(async (events) => {
-      delivered.push(...events.map((event) => event.name))
+    const unsubscribe = subscribeToEvents(async (events, { ctx }) => {
+      if (ctx === isolated.ctx) delivered.push(...events.map((event) => event.name))
     })
     const early = await isolated.ctx.pool.connect()
     try {
