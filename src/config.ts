@@ -4,6 +4,9 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
 
+/** JOB_HEARTBEAT_SECONDS when unset; also what a process that only creates queues paces pg-boss by. */
+export const defaultJobHeartbeatSeconds = 20
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes')
@@ -81,7 +84,12 @@ const environmentSchema = z.object({
   CAMPAIGN_RATE_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(200),
   OUTBOX_LEASE_SECONDS: z.coerce.number().int().positive().max(3_600).default(30),
   // pg-boss refuses a heartbeat under 10 s.
-  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10, 'must be at least 10 (pg-boss)').max(3_600).default(20),
+  JOB_HEARTBEAT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be at least 10 (pg-boss)')
+    .max(3_600)
+    .default(defaultJobHeartbeatSeconds),
   // The lease covers a webhook call made outside the transaction; it must outlast the call's 10 s timeout.
   WORKFLOW_EXECUTION_LEASE_SECONDS: z.coerce
     .number()

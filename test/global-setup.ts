@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { defaultJobHeartbeatSeconds } from '../src/config.js'
 import { connectDatabase } from '../src/db/client.js'
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/db/embedded.js'
 import { migrateDatabase } from '../src/db/migrate.js'
@@ -57,7 +58,10 @@ async function startRunDatabase(): Promise<RunDatabase> {
   const database = connectDatabase(templateUrl, { maxConnections: 2 })
   await migrateDatabase(database.pool)
   await database.close()
-  const boss = await startBoss(templateUrl, createLogger({ logLevel: 'silent' }), { worker: false })
+  const boss = await startBoss(templateUrl, createLogger({ logLevel: 'silent' }), {
+    worker: false,
+    jobHeartbeatSeconds: defaultJobHeartbeatSeconds,
+  })
   await boss.stop({ graceful: false })
 
   const url = adminUrl

@@ -4,25 +4,18 @@ import { jobSuperviseIntervalSeconds } from './define.js'
 
 export type Boss = PgBoss
 
-/** JOB_HEARTBEAT_SECONDS's default (config.ts). */
-const defaultJobHeartbeatSeconds = 20
-
 /**
  * A worker supervises at the pace of the job heartbeat (JOB_HEARTBEAT_SECONDS), which an API process's
- * queue-statistics cache follows too; a boss that only creates queues (the test template's) needs none.
+ * queue-statistics cache follows too.
  */
-export type BossOptions =
-  | { worker: false; jobHeartbeatSeconds?: number }
-  | { worker: true; jobHeartbeatSeconds: number }
+export type BossOptions = { worker: boolean; jobHeartbeatSeconds: number }
 
 /**
  * API processes only enqueue; worker processes also run maintenance and cron schedules, so those are
  * switched on only where jobs are worked.
  */
 export async function startBoss(url: string, log: Logger, options: BossOptions): Promise<Boss> {
-  // Without a heartbeat (a boss that only creates queues) nothing is supervised; the statistics cache keeps the
-  // default heartbeat's pace.
-  const superviseSeconds = jobSuperviseIntervalSeconds(options.jobHeartbeatSeconds ?? defaultJobHeartbeatSeconds)
+  const superviseSeconds = jobSuperviseIntervalSeconds(options.jobHeartbeatSeconds)
   const boss = new PgBoss({
     connectionString: url,
     schema: 'pgboss',
