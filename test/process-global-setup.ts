@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
+import { isBuiltFrom } from './helpers/build-freshness.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,15 +18,6 @@ const builtCli = path.join(root, 'dist', 'cli.js')
 /** What the server's TypeScript build reads: a change to any of them makes dist stale. */
 const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((name) => path.join(root, name))
 
-/** The latest modification time under `file` (itself, or every file below a directory). */
-function newestChange(file: string): number {
-  const stats = statSync(file)
-  if (!stats.isDirectory()) return stats.mtimeMs
-  let newest = stats.mtimeMs
-  for (const entry of readdirSync(file)) newest = Math.max(newest, newestChange(path.join(file, entry)))
-  return newest
-}
-
 /**
  * The `process` tests spawn the built CLI (`node dist/cli.js`, as `npm start` runs it), not the sources through
  * tsx: no per-process transpiling, and what is tested is what ships. The server's TypeScript is compiled once per
@@ -36,7 +28,7 @@ function newestChange(file: string): number {
 export function setup(project: TestProject): () => Promise<void> {
   const outcome = path.join(tmpdir(), `mailroom-cli-build-${process.pid}-${Date.now().toString(36)}`)
   project.provide('cliBuildOutcome', outcome)
-  if (existsSync(builtCli) && statSync(builtCli).mtimeMs > Math.max(...inputs.map(newestChange))) {
+  if (isBuiltFrom(builtCli, inputs)) {
     writeFileSync(outcome, 'ok')
     return async () => {}
   }

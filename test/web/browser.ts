@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
 import { type BrowserServer, chromium, type Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { isBuiltFrom } from '../helpers/build-freshness.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const webDir = path.join(root, 'web')
@@ -20,29 +21,17 @@ export function findChromium(): string | undefined {
   return candidates.find((candidate): candidate is string => Boolean(candidate && existsSync(candidate)))
 }
 
-function newestChange(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
-  }
-  return newest
-}
-
-function builtIsFresh(): boolean {
-  const index = path.join(webDir, 'dist', 'index.html')
-  if (!existsSync(index)) return false
-  const sources = Math.max(
-    newestChange(path.join(webDir, 'src')),
-    statSync(path.join(webDir, 'index.html')).mtimeMs,
-    statSync(path.join(webDir, 'vite.config.ts')).mtimeMs,
+const builtIsFresh = () =>
+  isBuiltFrom(
+    path.join(webDir, 'dist', 'index.html'),
+    ['src', 'index.html', 'vite.config.ts'].map((name) => path.join(webDir, name)),
   )
-  return statSync(index).mtimeMs >= sources
-}
 
 /**
  * The server serves web/dist (what `npm run build` makes). Tests run from the sources without a build step, so the
- * dashboard is built here when web/dist is missing or older than its sources. Test files run in parallel: a lock
- * directory (mkdir is atomic) lets one of them build while the others wait for its result.
+ * dashboard is built here when web/dist is missing or older than its sources. Two runs at once (the suite and
+ * `npm run screenshots`, say) may both find it stale: a lock directory (mkdir is atomic) lets one of them build
+ * while the other waits for its result.
  */
 export async function ensureWebBuild(): Promise<void> {
   const lock = path.join(webDir, '.build-lock')
@@ -54,7 +43,7 @@ export async function ensureWebBuild(): Promise<void> {
       // A lock left by a crashed run is older than any real build.
       const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
       if (age > 5 * 60_000) rmSync(lock, { force: true, recursive: true })
-      if (Date.now() > deadline) throw new Error('timed out waiting for another test file to build the dashboard')
+      if (Date.now() > deadline) throw new Error('timed out waiting for another run to build the dashboard')
       await new Promise((resolve) => setTimeout(resolve, 500))
       continue
     }
