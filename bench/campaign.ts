@@ -17,25 +17,17 @@
  * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
  */
 import { generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { eq, sql } from 'drizzle-orm'
 import { createTransport } from 'nodemailer'
-import { buildServer } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { createAppContext } from '../src/context.js'
-import { campaigns, projects } from '../src/db/schema/index.js'
-import { createLogger } from '../src/logger.js'
+import { campaigns } from '../src/db/schema/index.js'
 import { cancelCampaign } from '../src/modules/campaigns/cancel.js'
 import { sendCampaign } from '../src/modules/campaigns/send.js'
-import { createDomain } from '../src/modules/domains/service.js'
-import { generateProjectKeys } from '../src/modules/projects/keys.js'
-import { createJobQueues, startWorker } from '../src/worker.js'
 import { startCountingSink } from './lib/counting-sink.js'
 import { cpuMsOf, descendants } from './lib/cpu.js'
-import { openOwnDatabase } from './lib/own-database.js'
+import { addSendingProject, startInProcessServer } from './lib/in-process-server.js'
+import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
 import { startSteadySends } from './lib/steady-sends.js'
 
@@ -87,18 +79,9 @@ async function rawNodemailer(sinkUrl: string, count: number, signed = false): Pr
   return count / seconds
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const sink = await startCountingSink()
-  const database = await openOwnDatabase()
-  const config = loadConfig({
-    ...process.env,
-    ...database.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
+  const server = await startInProcessServer({
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: sink.url,
     // The bench measures the pipeline's speed; the default pace (200/s per project) is a sender's choice.
@@ -106,22 +89,8 @@ async function main() {
     RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
   })
-  const ctx = await createAppContext(config, createLogger(config), 'all')
-  const app = await buildServer(ctx)
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
-  await createJobQueues(ctx)
-  const worker = await startWorker(ctx)
-
-  const newProject = async (name: string) => {
-    const [project] = await ctx.db
-      .insert(projects)
-      .values({ name, ...generateProjectKeys() })
-      .returning()
-    if (!project) throw new Error('no project')
-    const added = await createDomain(ctx.db, ctx.config, project.id, { domain })
-    await ctx.db.execute(sql`UPDATE domains SET status = 'VERIFIED', verified_at = now() WHERE id = ${added.id}`)
-    return project
-  }
+  const { ctx, base } = server
+  const newProject = (name: string) => addSendingProject(ctx, name, domain)
   const addContacts = async (projectId: string, from: number, to: number) => {
     // In slices, so one statement never holds a million rows' worth of work.
     for (let start = from; start <= to; start += 100_000) {
@@ -289,7 +258,7 @@ async function main() {
       emailsPerSecond: Math.round(size / seconds),
       // Every thread of this process (API, outbox, compose threads, sink) and the embedded PostgreSQL, per email.
       cpuMsPerEmail: Number(((used.user + used.system) / 1000 / size).toFixed(2)),
-      postgresCpuMsPerEmail: database.env.DATABASE_URL ? null : Number((postgresMs / size).toFixed(2)),
+      postgresCpuMsPerEmail: ctx.config.databaseUrl ? null : Number((postgresMs / size).toFixed(2)),
       transactional,
     }
   }
@@ -338,7 +307,7 @@ async function main() {
     transactionalRatePerSecond: transactionalRate,
     cores: availableParallelism(),
     loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    database: ctx.config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     queue,
     idleBeforeDeliveryMs: settled,
     delivery: median,
@@ -353,12 +322,8 @@ async function main() {
   }
   reportResult(`campaign-${Date.now()}.json`, result)
 
-  await app.close()
-  await worker.stop()
-  await ctx.close()
+  await server.close()
   await sink.close()
-  await database.drop()
-  rmSync(dataDir, { recursive: true, force: true })
 }
 
 await main()

@@ -1,52 +1,17 @@
-/**
- * How long the background loops take to pick up new work on an otherwise idle server, one request at a time, on
- * one in-process server (API and worker, as `start` runs them), delivering to a loopback SMTP sink:
- *
- * - track → first step: `POST /v1/track` over HTTP for a new contact, whose event starts a workflow TRIGGER →
- *   SEND_EMAIL; the time from the request's start to that email's arrival at the sink (the event bus, then the
- *   workflow loop, then the outbox).
- * - send → first email: `sendCampaign` (the service behind `POST /campaigns/:id/send`) for a campaign to one
- *   contact; the time from the call to the email's arrival at the sink (the campaigns loop, then the outbox).
- *
- * Requests are spaced by a random pause, so each lands at a random point of the loops' idle ticks; two rounds of
- * each warm up first, not counted.
- *
- *   npx tsx bench/wake-latency.ts [--rounds 40]
- *
- * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
- * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
- */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { sql } from 'drizzle-orm'
-import { buildServer } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { createAppContext } from '../src/context.js'
-import {
-  campaigns,
-  projects,
-  templates,
-  workflowSteps,
-  workflows,
-  workflowTransitions,
-} from '../src/db/schema/index.js'
-import { createLogger } from '../src/logger.js'
+import { campaigns, templates, workflowSteps, workflows, workflowTransitions } from '../src/db/schema/index.js'
 import { sendCampaign } from '../src/modules/campaigns/send.js'
-import { createDomain } from '../src/modules/domains/service.js'
-import { generateProjectKeys } from '../src/modules/projects/keys.js'
-import { createJobQueues, startWorker } from '../src/worker.js'
 import { startCountingSink } from './lib/counting-sink.js'
-import { openOwnDatabase } from './lib/own-database.js'
+import { addSendingProject, startInProcessServer } from './lib/in-process-server.js'
+import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '40' } } })
 const rounds = Number(values.rounds)
 const domain = 'wake.bench.example'
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -59,35 +24,19 @@ const summary = (samples: number[]) => {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const sink = await startCountingSink()
-  const database = await openOwnDatabase()
-  const config = loadConfig({
-    ...process.env,
-    ...database.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
+  const server = await startInProcessServer({
     MAIL_TRANSPORT: 'smtp',
     SMTP_URL: sink.url,
     CAMPAIGN_RATE_PER_SECOND: '1000000',
     RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
   })
-  const ctx = await createAppContext(config, createLogger(config), 'all')
-  const app = await buildServer(ctx)
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
-  await createJobQueues(ctx)
-  const worker = await startWorker(ctx)
+  const { ctx, base } = server
 
   /** A project sending from its own verified domain. */
   const newProject = async (name: string) => {
-    const [project] = await ctx.db
-      .insert(projects)
-      .values({ name, ...generateProjectKeys() })
-      .returning()
-    if (!project) throw new Error('no project')
-    const added = await createDomain(ctx.db, ctx.config, project.id, { domain: `${name}.${domain}` })
-    await ctx.db.execute(sql`UPDATE domains SET status = 'VERIFIED', verified_at = now() WHERE id = ${added.id}`)
+    const project = await addSendingProject(ctx, name, `${name}.${domain}`)
     return { ...project, from: (local: string) => `${local}@${name}.${domain}` }
   }
   const project = await newProject('track')
@@ -196,7 +145,7 @@ async function main() {
     bench: 'wake-latency',
     cores: availableParallelism(),
     loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    database: ctx.config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     trackToFirstStepEmailMs: summary(track),
     sendToFirstCampaignEmailMs: summary(send),
     eventToFirstStepRecordMs: summary(stepPickups.rows.map((row) => Number(row.ms))),
@@ -204,12 +153,8 @@ async function main() {
     at: new Date().toISOString(),
   })
 
-  await app.close()
-  await worker.stop()
-  await ctx.close()
+  await server.close()
   await sink.close()
-  await database.drop()
-  rmSync(dataDir, { recursive: true, force: true })
 }
 
 await main()

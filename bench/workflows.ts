@@ -1,33 +1,12 @@
-/**
- * Workflows at scale, on one server process (API and worker, as `start` runs them):
- *
- * - triggers: `/v1/track` over HTTP at `rate` requests per second for `seconds`, each event for a new contact
- *   starting an execution of a workflow TRIGGER → UPDATE_CONTACT; per execution, the time from the event's
- *   row to the first step's record (both PostgreSQL clocks), p50/p95/p99, and how many ran.
- * - delays: `waiting` executions inserted as waiting in a DELAY that ends at one moment (`dueInSeconds` away);
- *   the process's memory before and after they exist, then how late after that moment the last one woke
- *   (left its DELAY) and finished.
- *
- *   npx tsx bench/workflows.ts [--rate 1000] [--seconds 10] [--waiting 100000] [--due-in 60]
- *
- * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
- * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
- */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { sql } from 'drizzle-orm'
-import { buildServer } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import { createAppContext } from '../src/context.js'
 import { projects, workflowSteps, workflows, workflowTransitions } from '../src/db/schema/index.js'
-import { createLogger } from '../src/logger.js'
 import { generateProjectKeys } from '../src/modules/projects/keys.js'
-import { createJobQueues, startWorker } from '../src/worker.js'
 import { cpuMsOf, descendants } from './lib/cpu.js'
 import { runLoad } from './lib/http-load.js'
-import { openOwnDatabase } from './lib/own-database.js'
+import { startInProcessServer } from './lib/in-process-server.js'
+import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
 
 const { values } = parseArgs({
@@ -44,28 +23,16 @@ const seconds = Number(values.seconds)
 const waitingCount = Number(values.waiting)
 const dueInSeconds = Number(values['due-in'])
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 const rssMb = () => Math.round(process.memoryUsage().rss / 1024 / 1024)
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
-  const database = await openOwnDatabase()
-  const config = loadConfig({
-    ...process.env,
-    ...database.env,
-    DATA_DIR: dataDir,
-    PORT: '0',
+  const server = await startInProcessServer({
     MAIL_TRANSPORT: 'capture',
     RATE_LIMIT_PER_MINUTE: '10000000',
     LOG_LEVEL: 'error',
   })
-  const ctx = await createAppContext(config, createLogger(config), 'all')
-  const app = await buildServer(ctx)
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
-  await createJobQueues(ctx)
-  const worker = await startWorker(ctx)
+  const { ctx, base } = server
 
   const [project] = await ctx.db
     .insert(projects)
@@ -157,7 +124,7 @@ async function main() {
     startMs: { p50: Math.round(percentile(dispatch, 0.5)), p95: Math.round(percentile(dispatch, 0.95)) },
     // This process (the load's HTTP client included) and the embedded PostgreSQL, per event.
     cpuMsPerEvent: Number(((used.user + used.system) / 1000 / total).toFixed(2)),
-    postgresCpuMsPerEvent: database.env.DATABASE_URL ? null : Number((postgresMs / total).toFixed(2)),
+    postgresCpuMsPerEvent: ctx.config.databaseUrl ? null : Number((postgresMs / total).toFixed(2)),
   }
 
   // Delays: executions waiting in a DELAY that ends for all of them at one moment.
@@ -223,14 +190,14 @@ async function main() {
     },
     // Less disturbed by other load on the machine than the wall-clock lateness above.
     cpuMsPerExecution: Number(((wakeUsed.user + wakeUsed.system) / 1000 / waitingCount).toFixed(3)),
-    postgresCpuMsPerExecution: database.env.DATABASE_URL ? null : Number((wakePostgresMs / waitingCount).toFixed(3)),
+    postgresCpuMsPerExecution: ctx.config.databaseUrl ? null : Number((wakePostgresMs / waitingCount).toFixed(3)),
   }
 
   const result = {
     bench: 'workflows',
     cores: availableParallelism(),
     loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-    database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    database: ctx.config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     triggers,
     delays,
     bars: { eventsPerSecond: 1_000, firstStepP95Ms: 1_000, waiting: 100_000, wakeWithinSeconds: 5 },
@@ -244,11 +211,7 @@ async function main() {
   }
   reportResult(`workflows-${Date.now()}.json`, result)
 
-  await app.close()
-  await worker.stop()
-  await ctx.close()
-  await database.drop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await server.close()
 }
 
 await main()
