@@ -90,6 +90,20 @@ async function waitForRecipients(sink: SmtpSink, count: number, timeoutMs: numbe
   }
 }
 
+/**
+ * Lets the held replies go once `held` messages wait for one (every email claimed, the pools full), then kills
+ * `victim` a third of the way through `emailCount`, mid-delivery: when it was signalled and when it was gone.
+ */
+async function killMidDelivery(sink: SmtpSink, victim: CliProcess, held: number, emailCount: number) {
+  await sink.waitForHeld(held, 60_000)
+  sink.release()
+  await sink.waitForMessages(emailCount / 3, 60_000)
+  const signalledAt = Date.now()
+  victim.child.kill('SIGKILL')
+  await victim.exited
+  return { signalledAt, exitedAt: Date.now() }
+}
+
 async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
@@ -165,15 +179,8 @@ describe('a process killed while it delivers', () => {
       expect(result.data.emails).toHaveLength(100)
     }
 
-    // Every email accepted and the window claimed (the pool's connections all wait for a reply): then a third
-    // delivered, and the kill lands mid-delivery.
-    await sink.waitForHeld(poolConnections, 60_000)
-    sink.release()
-    await sink.waitForMessages(emailCount / 3, 60_000)
-    const signalledAt = Date.now()
-    first.child.kill('SIGKILL')
-    await first.exited
-    const kill = { signalledAt, exitedAt: Date.now() }
+    // Every email accepted and the window claimed (the pool's connections all wait for a reply).
+    const kill = await killMidDelivery(sink, first, poolConnections, emailCount)
     const deliveredBeforeKill = copiesByRecipient(sink.messages).size
     expect(deliveredBeforeKill).toBeLessThan(emailCount)
 
@@ -234,13 +241,7 @@ describe('a process killed while it delivers', () => {
     if (!victim || !survivor) throw new Error('two workers expected')
 
     // More messages waiting for a reply than one worker's pool sends at once: both workers are sending.
-    await sink.waitForHeld(poolConnections + 1, 60_000)
-    sink.release()
-    await sink.waitForMessages(emailCount / 3, 60_000)
-    const signalledAt = Date.now()
-    victim.child.kill('SIGKILL')
-    await victim.exited
-    const kill = { signalledAt, exitedAt: Date.now() }
+    const kill = await killMidDelivery(sink, victim, poolConnections + 1, emailCount)
     expect(copiesByRecipient(sink.messages).size).toBeLessThan(emailCount)
 
     await waitForRecipients(sink, emailCount, recoveryBoundMs)
