@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { heldPriorityOffset } from '../../src/modules/delivery/sql.js'
 import { publishEvents } from '../../src/modules/events/bus.js'
 import type { SecurityView } from '../../src/modules/reputation/schemas.js'
@@ -93,13 +95,15 @@ describe('a project paused by its bounce rate', () => {
     await waitForDispatch(server())
     expect(await security(owner)).toMatchObject({ sending: 'ACTIVE', isHealthy: true, suspensions: [] })
 
-    // Queued before the pause, due later (as a retry would be).
-    ;[earlyId = ''] = await enqueue(server(), owner.project.id, [
-      testEmail({ from: { email: from }, to: { email: 'early@example.net' } }),
-    ])
-    await server().ctx.pool.query("UPDATE emails SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [
-      earlyId,
-    ])
+    // Queued before the pause, due later (as a retry would be). Enqueued and postponed in one transaction, so
+    // the outbox never sees it due: delivered now, it would make the rate 2 of 26, under the limit.
+    earlyId = await server().ctx.db.transaction(async (tx) => {
+      const [id = ''] = await enqueueEmails(tx, owner.project.id, [
+        testEmail({ from: { email: from }, to: { email: 'early@example.net' } }),
+      ])
+      await tx.execute(sql`UPDATE emails SET next_attempt_at = now() + interval '1 hour' WHERE id = ${id}`)
+      return id
+    })
 
     // The second one makes 2 of 25 = 8 %: paused.
     await publish(owner, 'email.bounce', permanentBounce, 1)
@@ -221,6 +225,8 @@ describe('a project paused by its bounce rate', () => {
     }, eventually)
     expect((await send(owner, ['again@example.net'])).statusCode).toBe(200)
     await sink.waitForMessages(3)
+    // Counted once its email.sent is dispatched: the next test's totals include it.
+    await vi.waitFor(async () => expect((await security(owner)).allTime.total).toBe(28), eventually)
   })
 
   it('the old bounces do not pause it again: only events after the lift count, with the minimum volume', async () => {
