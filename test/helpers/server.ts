@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import type { pino } from 'pino'
 import { buildServer } from '../../src/app.js'
 import type { Config } from '../../src/config.js'
 import { type AppContext, createAppContext } from '../../src/context.js'
@@ -84,6 +85,8 @@ export type TestServerOptions = {
   loops?: LoopsOptions
   /** SNS certificates and subscription URLs to trust (see sns-signer.ts); Amazon's hosts otherwise. */
   snsTrust?: SnsTrust
+  /** Where the server's log lines go (with `config.logLevel` above `silent`), e.g. a `captureLog()` stream. */
+  log?: pino.DestinationStream
 }
 
 /** The whole app (API and, by default, the worker) on a fresh database, listening on a random loopback port. */
@@ -92,7 +95,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase())
   const config = testConfig({ dataDir, ...options.config, databaseUrl })
   const worker = options.worker ?? true
-  const ctx = await createAppContext(config, createLogger(config), worker ? 'all' : 'api')
+  const ctx = await createAppContext(config, createLogger(config, options.log), worker ? 'all' : 'api')
   await createJobQueues(ctx)
   const running = worker ? await startWorker(ctx, { delivery: options.delivery, loops: options.loops }) : undefined
   const app = await buildServer(ctx, options.snsTrust ? { snsTrust: options.snsTrust } : {})
