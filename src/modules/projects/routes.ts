@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
+import { emptyBodyAsObject } from '../../http/empty-body.js'
 import { userOf } from '../../http/project.js'
 import { cancelSubscriptionQuietly } from '../billing/stripe-sessions.js'
 import { deleteProject, resetProject } from './lifecycle.js'
@@ -14,11 +14,6 @@ import {
   projectView,
 } from './schemas.js'
 import { createProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
-
-/** A reset or delete sent without a body is reported as the missing `confirm` field, not as a missing body. */
-async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {}
-}
 
 export function registerProjectRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'user' as const } }
