@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { campaigns, contacts } from '../../src/db/schema/index.js'
-import { type Account, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
+import { type Account, bearer, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey, notFoundBody } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { activeMembers, createSegment, dataEquals, type SegmentJson, segmentEvents, storedSegment } from './helpers.js'
@@ -310,13 +310,20 @@ describe('segments: static members', () => {
     expect(await activeMembers(server, segment.id)).toEqual([])
   })
 
-  it('answers a missing or empty email list with the legacy 400 and bad addresses with 422', async () => {
+  it('answers a missing, empty or wrongly typed email list with 422 naming emails, changing nothing', async () => {
     const segment = await createSegment(server, account, { name: 'Strict', type: 'STATIC' })
+    const contact = await createContact(server, account)
+    await call()('POST', `/segments/${segment.id}/members`, { emails: [contact.email] })
     for (const method of ['POST', 'DELETE'] as const) {
-      for (const payload of [{}, { emails: [] }, { emails: 'a@example.com' }]) {
+      for (const [payload, code] of [
+        [{}, 'invalid_type'],
+        [{ emails: null }, 'invalid_type'],
+        [{ emails: [] }, 'too_small'],
+        [{ emails: contact.email }, 'invalid_type'],
+      ] as const) {
         const response = await call()(method, `/segments/${segment.id}/members`, payload)
-        expect(response.statusCode).toBe(400)
-        expect(response.json()).toEqual({ error: 'emails must be a non-empty array' })
+        expect(response.statusCode, `${method} ${JSON.stringify(payload)}`).toBe(422)
+        expect(response.json()).toEqual(validationBody([{ field: 'emails', code }]))
       }
       const bad = await call()(method, `/segments/${segment.id}/members`, { emails: ['not-an-address'] })
       expect(bad.statusCode).toBe(422)
@@ -326,7 +333,41 @@ describe('segments: static members', () => {
       expect(tooMany.statusCode).toBe(422)
       expect(tooMany.json()).toEqual(validationBody([{ field: 'emails', code: 'too_big' }]))
     }
-    expect(await activeMembers(server, segment.id)).toEqual([])
+    expect(await activeMembers(server, segment.id)).toEqual([contact.id])
+  })
+
+  it('answers a body that is missing, null or not an object with 422 and the standard body, changing nothing', async () => {
+    const segment = await createSegment(server, account, { name: 'Bodies', type: 'STATIC' })
+    const contact = await createContact(server, account)
+    await call()('POST', `/segments/${segment.id}/members`, { emails: [contact.email] })
+    // A raw JSON text as the body; none at all (and no Content-Type) when undefined.
+    const send = (method: 'POST' | 'DELETE', payload: string | undefined) =>
+      server.app.inject({
+        method,
+        url: `/segments/${segment.id}/members`,
+        headers: {
+          ...bearer(account.secretKey),
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(payload === undefined ? {} : { payload }),
+      })
+    for (const method of ['POST', 'DELETE'] as const) {
+      for (const payload of [undefined, 'null']) {
+        const response = await send(method, payload)
+        expect(response.statusCode, `${method} ${payload}`).toBe(422)
+        expect(response.json()).toEqual(validationBody([{ field: 'emails', code: 'invalid_type' }]))
+      }
+      for (const [payload, received] of [
+        ['[]', 'array'],
+        ['"x"', 'string'],
+        ['3', 'number'],
+      ] as const) {
+        const response = await send(method, payload)
+        expect(response.statusCode, `${method} ${payload}`).toBe(422)
+        expect(response.json()).toEqual(validationBody([{ field: '', code: 'invalid_type', received }]))
+      }
+    }
+    expect(await activeMembers(server, segment.id)).toEqual([contact.id])
   })
 })
 
@@ -359,7 +400,7 @@ describe('segments: rejects', () => {
     expect((await call(owner)('GET', '/segments')).json()).toEqual([])
   })
 
-  it('answers a dynamic segment without an object condition with the legacy 400 body', async () => {
+  it('answers a dynamic segment created without an object condition with the legacy 400 body', async () => {
     for (const payload of [
       { name: 'No condition' },
       { name: 'Null condition', type: 'DYNAMIC', condition: null },
@@ -370,10 +411,29 @@ describe('segments: rejects', () => {
       expect(response.statusCode).toBe(400)
       expect(response.json()).toEqual({ error: 'Condition is required and must be an object for DYNAMIC segments' })
     }
-    const segment = await createSegment(server, account, { name: 'Patched', condition: dataEquals('a', 1) })
-    const patched = await call()('PATCH', `/segments/${segment.id}`, { condition: 'plan = pro' })
-    expect(patched.statusCode).toBe(400)
-    expect(patched.json()).toEqual({ error: 'Condition must be an object' })
+  })
+
+  it('answers a PATCH whose condition is not a condition tree with 422 naming condition, changing nothing', async () => {
+    for (const type of ['DYNAMIC', 'STATIC'] as const) {
+      const segment = await createSegment(server, account, {
+        name: `Patched ${type}`,
+        type,
+        ...(type === 'DYNAMIC' ? { condition: dataEquals('a', 1) } : {}),
+      })
+      const before = await storedSegment(server, segment.id)
+      for (const [condition, received] of [
+        ['plan = pro', 'string'],
+        [null, 'null'],
+        [[], 'array'],
+        [3, 'number'],
+        [true, 'boolean'],
+      ] as const) {
+        const response = await call()('PATCH', `/segments/${segment.id}`, { name: 'Renamed', condition })
+        expect(response.statusCode, `${type} ${JSON.stringify(condition)}`).toBe(422)
+        expect(response.json()).toEqual(validationBody([{ field: 'condition', code: 'invalid_type', received }]))
+      }
+      expect(await storedSegment(server, segment.id)).toEqual(before)
+    }
   })
 
   it('answers a bad condition tree with 422 and the path of the bad filter', async () => {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
+import { emptyBodyAsObject } from '../../http/empty-body.js'
 import { projectOf } from '../../http/project.js'
 import { requireBodyFields } from '../../http/required-fields.js'
 import { listSegmentContacts } from './contacts.js'
@@ -38,26 +39,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Plunk's legacy 400 `{error}` answers (plunk-compat §3), checked before the schema; the rest are 422s. */
-function requireCondition(checkType: boolean) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (!isObject(request.body)) return
-    const { type, condition } = request.body
-    if (condition === undefined && !checkType) return
-    if (checkType && type === 'STATIC') return
-    if (isObject(condition)) return
-    const message = checkType
-      ? 'Condition is required and must be an object for DYNAMIC segments'
-      : 'Condition must be an object'
-    throw new AppError('BAD_REQUEST', message, { plain: true })
-  }
-}
-
-async function requireEmails(request: FastifyRequest): Promise<void> {
-  const emails = isObject(request.body) ? request.body.emails : undefined
-  if (!Array.isArray(emails) || emails.length === 0) {
-    throw new AppError('BAD_REQUEST', 'emails must be a non-empty array', { plain: true })
-  }
+/**
+ * Plunk's legacy 400 `{error}` for a dynamic segment created without an object condition, checked before the schema.
+ * The spec allows that body on segment create only: every other route answers bad input with the standard body.
+ */
+async function requireCondition(request: FastifyRequest): Promise<void> {
+  if (!isObject(request.body)) return
+  const { type, condition } = request.body
+  if (type === 'STATIC' || isObject(condition)) return
+  throw new AppError('BAD_REQUEST', 'Condition is required and must be an object for DYNAMIC segments', { plain: true })
 }
 
 export function registerSegmentRoutes(app: App, ctx: AppContext): void {
@@ -73,7 +63,7 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
     '/segments',
     {
       config,
-      preValidation: [requireBodyFields(['name']), requireCondition(true)],
+      preValidation: [requireBodyFields(['name']), requireCondition],
       schema: { tags, body: segmentCreate, response: { 201: segmentView } },
     },
     async (request, reply) => reply.code(201).send(await createSegment(ctx.db, projectOf(request), request.body)),
@@ -92,11 +82,7 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
 
   app.patch(
     '/segments/:id',
-    {
-      config,
-      preValidation: requireCondition(false),
-      schema: { tags, params, body: segmentUpdate, response: { 200: segmentView } },
-    },
+    { config, schema: { tags, params, body: segmentUpdate, response: { 200: segmentView } } },
     async (request) => updateSegment(ctx.db, projectOf(request), request.params.id, request.body),
   )
 
@@ -115,7 +101,7 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
     '/segments/:id/members',
     {
       config,
-      preValidation: requireEmails,
+      preValidation: emptyBodyAsObject,
       schema: { tags, params, body: membersAdd, response: { 200: membersAdded } },
     },
     async (request) => addMembers(ctx, projectOf(request), request.params.id, request.body),
@@ -125,7 +111,7 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
     '/segments/:id/members',
     {
       config,
-      preValidation: requireEmails,
+      preValidation: emptyBodyAsObject,
       schema: { tags, params, body: membersRemove, response: { 200: membersRemoved } },
     },
     async (request) => removeMembers(ctx, projectOf(request), request.params.id, request.body.emails),
