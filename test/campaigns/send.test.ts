@@ -75,16 +75,52 @@ describe('POST /campaigns/:id/send', () => {
     expect(await emailCount(campaign.id)).toBe(3)
   })
 
-  it('sends now for a time in the past, and refuses to send a SENT or CANCELLED campaign', async () => {
-    const campaign = await newCampaign()
-    const past = await call('POST', `/campaigns/${campaign.id}/send`, { scheduledFor: '2020-01-01T00:00:00Z' })
-    expect(past.json()).toMatchObject({ message: 'Campaign is being sent', data: { status: 'SENDING' } })
+  it('sends now for a time less than a minute in the past (clock skew), and refuses to send it again', async () => {
+    const campaign = await newCampaign({ subject: 'Skewed clock' })
+    const skewed = new Date(Date.now() - 59_000).toISOString()
+    const past = await call('POST', `/campaigns/${campaign.id}/send`, { scheduledFor: skewed })
+    expect(past.statusCode).toBe(200)
+    expect(past.json()).toMatchObject({
+      message: 'Campaign is being sent',
+      data: { status: 'SENDING', scheduledFor: null },
+    })
     await vi.waitFor(async () => expect((await statusOf(campaign.id)).status).toBe('SENT'), eventually)
+    expect(sink.messages.filter((message) => message.parsed.subject === 'Skewed clock')).toHaveLength(3)
     const again = await call('POST', `/campaigns/${campaign.id}/send`)
     expect(again.statusCode).toBe(400)
     expect(again.json().error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('SENT') })
     expect(await emailCount(campaign.id)).toBe(3)
     expect((await call('POST', `/campaigns/${campaign.id}/cancel`)).statusCode).toBe(400)
+  })
+
+  it('refuses a time more than a minute in the past with 400 naming scheduledFor, sending nothing', async () => {
+    const draft = await newCampaign({ subject: 'Stale date' })
+    const scheduled = await newCampaign({ subject: 'Stale date' })
+    const at = new Date(Date.now() + 3_600_000).toISOString()
+    expect((await call('POST', `/campaigns/${scheduled.id}/send`, { scheduledFor: at })).statusCode).toBe(200)
+    const stale = new Date(Date.now() - 61_000)
+    // Plunk's documentation example, a fixed date now in the past, and the same kinds of time as epoch milliseconds.
+    for (const scheduledFor of [stale.toISOString(), '2024-01-01T09:00:00Z', stale.getTime()]) {
+      for (const campaign of [draft, scheduled]) {
+        const response = await call('POST', `/campaigns/${campaign.id}/send`, { scheduledFor })
+        expect(response.statusCode, String(scheduledFor)).toBe(400)
+        expect(response.json()).toEqual({
+          success: false,
+          error: {
+            code: 'BAD_REQUEST',
+            message: expect.stringMatching(/^scheduledFor .* is in the past/),
+            statusCode: 400,
+            requestId: expect.any(String),
+            errors: [{ field: 'scheduledFor', code: 'too_small', message: expect.any(String) }],
+          },
+          timestamp: expect.any(String),
+        })
+      }
+    }
+    expect(await statusOf(draft.id)).toMatchObject({ status: 'DRAFT', scheduledFor: null })
+    expect(await statusOf(scheduled.id)).toMatchObject({ status: 'SCHEDULED', scheduledFor: at })
+    for (const campaign of [draft, scheduled]) expect(await emailCount(campaign.id)).toBe(0)
+    expect(sink.messages.filter((message) => message.parsed.subject === 'Stale date')).toEqual([])
   })
 
   it('two concurrent sends of one campaign start one fan-out', async () => {
@@ -100,7 +136,10 @@ describe('POST /campaigns/:id/send', () => {
     for (const scheduledFor of ['next tuesday-ish', 'not a date', { at: 'tomorrow' }, true]) {
       const response = await call('POST', `/campaigns/${campaign.id}/send`, { scheduledFor })
       expect(response.statusCode).toBe(400)
-      expect(response.json().error.message).toBe('Invalid scheduledFor date format')
+      expect(response.json().error).toMatchObject({
+        message: 'Invalid scheduledFor date format',
+        errors: [{ field: 'scheduledFor', code: 'invalid_date', message: 'Invalid scheduledFor date format' }],
+      })
     }
     const nobody = await newCampaign({
       audienceType: 'FILTERED',

@@ -24,11 +24,27 @@ export async function lockCampaign(tx: Executor, projectId: string, id: string):
   return campaign
 }
 
-/** Any string `new Date()` reads is a time (the spec); omitted, null or empty means now. */
+/** How far in the past a `scheduledFor` still means now: the client's clock may run a little behind ours. */
+const scheduledForSkewMs = 60_000
+
+function scheduledForError(message: string, code: 'invalid_date' | 'too_small'): AppError {
+  return new AppError('BAD_REQUEST', message, { errors: [{ field: 'scheduledFor', message, code }] })
+}
+
+/**
+ * Any string `new Date()` reads is a time (the spec); omitted, null or empty means now. A time more than a minute
+ * past is refused, as Plunk refuses it: a stale date copied from an example must never mail a whole audience at once.
+ */
 export function parseScheduledFor(value: unknown): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined
   const when = typeof value === 'string' || typeof value === 'number' ? new Date(value) : new Date(Number.NaN)
-  if (Number.isNaN(when.getTime())) throw new AppError('BAD_REQUEST', 'Invalid scheduledFor date format')
+  if (Number.isNaN(when.getTime())) throw scheduledForError('Invalid scheduledFor date format', 'invalid_date')
+  if (when.getTime() < Date.now() - scheduledForSkewMs) {
+    throw scheduledForError(
+      `scheduledFor ${when.toISOString()} is in the past: give a time in the future, or none to send now`,
+      'too_small',
+    )
+  }
   return when
 }
 
@@ -36,7 +52,7 @@ export function parseScheduledFor(value: unknown): Date | undefined {
  * Sends a DRAFT or SCHEDULED campaign now, or schedules it. The row lock makes two concurrent sends take turns:
  * the second finds the campaign SENDING (or SCHEDULED again, which reschedules) and never starts a second
  * fan-out. Sending only flips the state; the fan-out loop of a worker queues the audience right after.
- * A time in the past sends now.
+ * A time up to a minute in the past (clock skew) sends now; an older one is refused by parseScheduledFor.
  */
 export async function sendCampaign(
   ctx: AppContext,
