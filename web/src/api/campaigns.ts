@@ -15,20 +15,23 @@ export const campaignsKey = (projectId: string) => ['project', projectId, 'campa
 type Envelope = CampaignCreated
 const data = async (answer: Promise<Envelope>): Promise<Campaign> => (await answer).data
 
-export const getCampaign = (id: string) => data(api<Envelope>(`/campaigns/${id}`))
-export const createCampaign = (body: CampaignInput) => data(api<Envelope>('/campaigns', { method: 'POST', body }))
-export const updateCampaign = (id: string, body: CampaignUpdate) =>
-  data(api<Envelope>(`/campaigns/${id}`, { method: 'PUT', body }))
-export const deleteCampaign = (id: string) => api<void>(`/campaigns/${id}`, { method: 'DELETE' })
+export const getCampaign = (projectId: string, id: string) => data(api<Envelope>(`/campaigns/${id}`, { projectId }))
+export const createCampaign = (projectId: string, body: CampaignInput) =>
+  data(api<Envelope>('/campaigns', { method: 'POST', body, projectId }))
+export const updateCampaign = (projectId: string, id: string, body: CampaignUpdate) =>
+  data(api<Envelope>(`/campaigns/${id}`, { method: 'PUT', body, projectId }))
+export const deleteCampaign = (projectId: string, id: string) =>
+  api<void>(`/campaigns/${id}`, { method: 'DELETE', projectId })
 /** Sends now without a time, or schedules for `scheduledFor` (ISO). */
-export const sendCampaign = (id: string, scheduledFor?: string) =>
-  api<Envelope>(`/campaigns/${id}/send`, { method: 'POST', body: scheduledFor ? { scheduledFor } : {} })
-export const cancelCampaign = (id: string) =>
-  data(api<Envelope>(`/campaigns/${id}/cancel`, { method: 'POST', body: {} }))
-export const testCampaign = (id: string, email: string) =>
-  api<{ success: true; message: string }>(`/campaigns/${id}/test`, { method: 'POST', body: { email } })
-export const getCampaignStats = (id: string) => api<CampaignStats>(`/campaigns/${id}/stats`)
-export const getCampaignTimeseries = (id: string, granularity: 'hour' | 'day') =>
-  api<CampaignTimeseries>(`/campaigns/${id}/timeseries?granularity=${granularity}`)
-export const countAudience = (body: AudienceCountInput, signal?: AbortSignal) =>
-  api<AudienceCount>('/campaigns/audience/count', { method: 'POST', body, signal })
+export const sendCampaign = (projectId: string, id: string, scheduledFor?: string) =>
+  api<Envelope>(`/campaigns/${id}/send`, { method: 'POST', body: scheduledFor ? { scheduledFor } : {}, projectId })
+export const cancelCampaign = (projectId: string, id: string) =>
+  data(api<Envelope>(`/campaigns/${id}/cancel`, { method: 'POST', body: {}, projectId }))
+export const testCampaign = (projectId: string, id: string, email: string) =>
+  api<{ success: true; message: string }>(`/campaigns/${id}/test`, { method: 'POST', body: { email }, projectId })
+export const getCampaignStats = (projectId: string, id: string) =>
+  api<CampaignStats>(`/campaigns/${id}/stats`, { projectId })
+export const getCampaignTimeseries = (projectId: string, id: string, granularity: 'hour' | 'day') =>
+  api<CampaignTimeseries>(`/campaigns/${id}/timeseries?granularity=${granularity}`, { projectId })
+export const countAudience = (projectId: string, body: AudienceCountInput, signal?: AbortSignal) =>
+  api<AudienceCount>('/campaigns/audience/count', { method: 'POST', body, signal, projectId })

@@ -48,21 +48,22 @@ async function toApiError(response: Response): Promise<ApiError> {
   )
 }
 
-let currentProjectId: string | undefined
+/**
+ * `body` is sent as JSON, or as multipart when it is FormData (file uploads; the browser sets the boundary).
+ * `projectId` names the project of a project endpoint (X-Project-Id, beside the session cookie). It is an input of
+ * each call rather than app state, so a request started for one project is answered for that project even when the
+ * user has switched to another meanwhile. Account, auth and path-scoped (`/projects/:id/...`) calls send none.
+ */
+type Options = { method?: string; body?: unknown; signal?: AbortSignal; projectId?: string }
 
-/** Project endpoints take the session cookie together with the project named here (X-Project-Id). */
-export function setProjectId(id: string | undefined): void {
-  currentProjectId = id
-}
-
-/** `body` is sent as JSON, or as multipart when it is FormData (file uploads; the browser sets the boundary). */
-type Options = { method?: string; body?: unknown; signal?: AbortSignal }
-
-export async function request(path: string, { method = 'GET', body, signal }: Options = {}): Promise<Response> {
+export async function request(
+  path: string,
+  { method = 'GET', body, signal, projectId }: Options = {},
+): Promise<Response> {
   const headers: Record<string, string> = {}
   const form = body instanceof FormData
   if (body !== undefined && !form) headers['content-type'] = 'application/json'
-  if (currentProjectId) headers['x-project-id'] = currentProjectId
+  if (projectId) headers['x-project-id'] = projectId
   let response: Response
   try {
     response = await fetch(path, {

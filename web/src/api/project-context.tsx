@@ -19,8 +19,3 @@ export function useProject(): ProjectContextValue {
   if (!value) throw new Error('useProject outside the project layout')
   return value
 }
-
-/** Query keys of project data start with the project id, so switching projects never shows another's rows. */
-export function useProjectKey(...parts: unknown[]): unknown[] {
-  return ['project', useProject().project.id, ...parts]
-}

@@ -1,3 +1,4 @@
+import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
 import type {
   EventNameList,
@@ -22,37 +23,44 @@ import type {
 export const workflowsKey = (projectId: string) => ['project', projectId, 'workflows']
 export const workflowKey = (projectId: string, id: string) => [...workflowsKey(projectId), id]
 
-export const listWorkflows = (params: { page: number; search?: string }) =>
-  api<WorkflowPage>(`/workflows${query({ page: params.page, pageSize: 20, search: params.search })}`)
-export const getWorkflow = (id: string) => api<WorkflowDetail>(`/workflows/${id}`)
-export const createWorkflow = (input: WorkflowInput) => api<Workflow>('/workflows', { method: 'POST', body: input })
-export const updateWorkflow = (id: string, change: WorkflowChange) =>
-  api<Workflow>(`/workflows/${id}`, { method: 'PATCH', body: change })
-export const deleteWorkflow = (id: string) => api<void>(`/workflows/${id}`, { method: 'DELETE' })
+export const listWorkflows = (projectId: string, params: { page: number; search?: string }) =>
+  api<WorkflowPage>(`/workflows${query({ page: params.page, pageSize: 20, search: params.search })}`, { projectId })
+export const getWorkflow = (projectId: string, id: string) => api<WorkflowDetail>(`/workflows/${id}`, { projectId })
+export const createWorkflow = (projectId: string, input: WorkflowInput) =>
+  api<Workflow>('/workflows', { method: 'POST', body: input, projectId })
+export const updateWorkflow = (projectId: string, id: string, change: WorkflowChange) =>
+  api<Workflow>(`/workflows/${id}`, { method: 'PATCH', body: change, projectId })
+export const deleteWorkflow = (projectId: string, id: string) =>
+  api<void>(`/workflows/${id}`, { method: 'DELETE', projectId })
 
-export const addStep = (workflowId: string, input: StepInput) =>
-  api<StepSaved>(`/workflows/${workflowId}/steps`, { method: 'POST', body: input })
-export const updateStep = (workflowId: string, stepId: string, change: StepChange) =>
-  api<StepSaved>(`/workflows/${workflowId}/steps/${stepId}`, { method: 'PATCH', body: change })
+export const addStep = (projectId: string, workflowId: string, input: StepInput) =>
+  api<StepSaved>(`/workflows/${workflowId}/steps`, { method: 'POST', body: input, projectId })
+export const updateStep = (projectId: string, workflowId: string, stepId: string, change: StepChange) =>
+  api<StepSaved>(`/workflows/${workflowId}/steps/${stepId}`, { method: 'PATCH', body: change, projectId })
 /** `splice` re-points the transitions into the step to its next step, so the flow continues around it. */
-export const deleteStep = (workflowId: string, stepId: string, splice: boolean) =>
-  api<void>(`/workflows/${workflowId}/steps/${stepId}${query({ splice })}`, { method: 'DELETE' })
+export const deleteStep = (projectId: string, workflowId: string, stepId: string, splice: boolean) =>
+  api<void>(`/workflows/${workflowId}/steps/${stepId}${query({ splice })}`, { method: 'DELETE', projectId })
 
-export const connectSteps = (workflowId: string, input: TransitionInput) =>
-  api<Transition>(`/workflows/${workflowId}/transitions`, { method: 'POST', body: input })
-export const disconnectSteps = (workflowId: string, transitionId: string) =>
-  api<void>(`/workflows/${workflowId}/transitions/${transitionId}`, { method: 'DELETE' })
+export const connectSteps = (projectId: string, workflowId: string, input: TransitionInput) =>
+  api<Transition>(`/workflows/${workflowId}/transitions`, { method: 'POST', body: input, projectId })
+export const disconnectSteps = (projectId: string, workflowId: string, transitionId: string) =>
+  api<void>(`/workflows/${workflowId}/transitions/${transitionId}`, { method: 'DELETE', projectId })
 
-export const listExecutions = (workflowId: string, params: { page: number; status?: ExecutionStatus }) =>
-  api<ExecutionPage>(`/workflows/${workflowId}/executions${query({ pageSize: 20, ...params })}`)
-export const getExecution = (workflowId: string, executionId: string) =>
-  api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`)
-export const startExecution = (workflowId: string, input: ExecutionInput) =>
-  api<ExecutionStarted>(`/workflows/${workflowId}/executions`, { method: 'POST', body: input })
-export const cancelExecution = (workflowId: string, executionId: string) =>
-  api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { method: 'DELETE' })
-export const cancelAllExecutions = (workflowId: string) =>
-  api<{ cancelled: number }>(`/workflows/${workflowId}/executions/cancel-all`, { method: 'POST' })
+export const listExecutions = (
+  projectId: string,
+  workflowId: string,
+  params: { page: number; status?: ExecutionStatus },
+) => api<ExecutionPage>(`/workflows/${workflowId}/executions${query({ pageSize: 20, ...params })}`, { projectId })
+export const getExecution = (projectId: string, workflowId: string, executionId: string) =>
+  api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { projectId })
+export const startExecution = (projectId: string, workflowId: string, input: ExecutionInput) =>
+  api<ExecutionStarted>(`/workflows/${workflowId}/executions`, { method: 'POST', body: input, projectId })
+export const cancelExecution = (projectId: string, workflowId: string, executionId: string) =>
+  api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { method: 'DELETE', projectId })
+export const cancelAllExecutions = (projectId: string, workflowId: string) =>
+  api<{ cancelled: number }>(`/workflows/${workflowId}/executions/cancel-all`, { method: 'POST', projectId })
 
 export const eventNamesKey = (projectId: string) => ['project', projectId, 'event-names']
-export const listEventNames = () => api<EventNameList>('/events/names')
+export const listEventNames = (projectId: string) => api<EventNameList>('/events/names', { projectId })
+export const eventNamesQuery = (projectId: string) =>
+  queryOptions({ queryKey: eventNamesKey(projectId), queryFn: () => listEventNames(projectId) })

@@ -2,7 +2,7 @@ import { AppShell, Button, Group, NavLink, Select, Text, Title, VisuallyHidden }
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSyncExternalStore } from 'react'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
-import { api, setProjectId } from '../api/client'
+import { api } from '../api/client'
 import { configQuery } from '../api/config'
 import { ProjectProvider } from '../api/project-context'
 import { meQuery, projectsQuery, rememberedProjectId, rememberProjectId, subscribeProjectId } from '../api/session'
@@ -52,8 +52,6 @@ function ProjectFrame({ user }: { user: User }) {
 
   const list = projects.data ?? []
   const project = list.find((p) => p.id === chosen) ?? list[0]
-  // Set before the pages below render, so their first request already names the project.
-  setProjectId(project?.id)
 
   if (projects.isSuccess && !project && !creating) return <Navigate to="/projects/new" replace />
 

@@ -1,23 +1,15 @@
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
+import { contactFieldsQuery } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import { listSegments, segmentsKey } from '../../api/segments'
-import type { ContactFields, EventNameList } from '../../api/types'
+import { segmentsQuery } from '../../api/segments'
+import { eventNamesQuery } from '../../api/workflows'
 
 /** The names a filter row offers: the project's custom data keys, event names and segments. */
 export function useConditionOptions() {
   const { project } = useProject()
-  const fields = useQuery({
-    queryKey: ['project', project.id, 'contact-fields'],
-    queryFn: () => api<ContactFields>('/contacts/fields'),
-    staleTime: 60_000,
-  })
-  const events = useQuery({
-    queryKey: ['project', project.id, 'event-names'],
-    queryFn: () => api<EventNameList>('/events/names'),
-    staleTime: 60_000,
-  })
-  const segments = useQuery({ queryKey: segmentsKey(project.id), queryFn: listSegments })
+  const fields = useQuery({ ...contactFieldsQuery(project.id), staleTime: 60_000 })
+  const events = useQuery({ ...eventNamesQuery(project.id), staleTime: 60_000 })
+  const segments = useQuery(segmentsQuery(project.id))
   return {
     dataKeys: (fields.data?.fields ?? []).filter((field) => !field.standard).map((field) => field.field),
     eventNames: (events.data?.data ?? []).map((event) => event.name),

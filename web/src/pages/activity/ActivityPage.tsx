@@ -29,13 +29,14 @@ export function ActivityPage() {
 
   const known = useQuery({
     queryKey: ['project', project.id, 'activity-types'],
-    queryFn: () => api<ActivityTypes>('/activity/types'),
+    queryFn: () => api<ActivityTypes>('/activity/types', { projectId: project.id }),
   })
   const feed = useQuery({
     queryKey: ['project', project.id, 'activity', types, startDate, pages.cursor],
     queryFn: () =>
       api<ActivityPageBody>(
         `/activity${query({ limit: 25, types: types.join(','), startDate, cursor: pages.cursor })}`,
+        { projectId: project.id },
       ),
     placeholderData: keepPreviousData,
   })

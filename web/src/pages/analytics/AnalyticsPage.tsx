@@ -29,13 +29,16 @@ export function AnalyticsPage() {
 
   const series = useQuery({
     queryKey: [...key, 'timeseries', from, granularity],
-    queryFn: () => api<Timeseries>(`/analytics/timeseries${query({ from, granularity })}`),
+    queryFn: () => api<Timeseries>(`/analytics/timeseries${query({ from, granularity })}`, { projectId: project.id }),
   })
   const events = useQuery({
     queryKey: [...key, 'top-events', from],
-    queryFn: () => api<TopEvents>(`/analytics/top-events${query({ from, limit: 10 })}`),
+    queryFn: () => api<TopEvents>(`/analytics/top-events${query({ from, limit: 10 })}`, { projectId: project.id }),
   })
-  const stats = useQuery({ queryKey: [...key, 'event-stats'], queryFn: () => api<EventStats>('/events/stats') })
+  const stats = useQuery({
+    queryKey: [...key, 'event-stats'],
+    queryFn: () => api<EventStats>('/events/stats', { projectId: project.id }),
+  })
 
   return (
     <Stack gap="lg">

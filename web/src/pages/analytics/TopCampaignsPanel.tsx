@@ -25,7 +25,8 @@ export function TopCampaignsPanel() {
   const [metric, setMetric] = useState<Ranking>('sent')
   const top = useQuery({
     queryKey: ['project', project.id, 'analytics', 'top-campaigns', metric],
-    queryFn: () => api<TopCampaigns>(`/analytics/top-campaigns${query({ metric, limit: 10 })}`),
+    queryFn: () =>
+      api<TopCampaigns>(`/analytics/top-campaigns${query({ metric, limit: 10 })}`, { projectId: project.id }),
   })
   return (
     <section aria-labelledby="top-campaigns-heading">

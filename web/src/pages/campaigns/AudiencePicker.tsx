@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { countAudience } from '../../api/campaigns'
 import type { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import { listSegments, segmentsKey } from '../../api/segments'
+import { segmentsQuery } from '../../api/segments'
 import type { AudienceCountInput, Campaign } from '../../api/types'
 import { ConditionBuilder, type ConditionTree, conditionErrors } from '../../components/conditions'
 
@@ -38,12 +38,12 @@ export function AudiencePicker({
   saveError?: ApiError
 }) {
   const { project } = useProject()
-  const segments = useQuery({ queryKey: segmentsKey(project.id), queryFn: listSegments })
+  const segments = useQuery(segmentsQuery(project.id))
   const [debounced] = useDebouncedValue({ ...audienceInput(value), type }, 400)
   const ready = debounced.audienceType !== 'SEGMENT' || Boolean(debounced.segmentId)
   const count = useQuery({
     queryKey: ['project', project.id, 'audience-count', debounced],
-    queryFn: ({ signal }) => countAudience(debounced, signal),
+    queryFn: ({ signal }) => countAudience(project.id, debounced, signal),
     enabled: ready,
     placeholderData: keepPreviousData,
     retry: false,

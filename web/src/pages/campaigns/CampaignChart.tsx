@@ -52,7 +52,7 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
   const [granularity, setGranularity] = useState<Granularity>('hour')
   const timeseries = useQuery({
     queryKey: [...campaignsKey(project.id), campaignId, 'timeseries', granularity, version],
-    queryFn: () => getCampaignTimeseries(campaignId, granularity),
+    queryFn: () => getCampaignTimeseries(project.id, campaignId, granularity),
   })
   return (
     <Stack gap="xs">

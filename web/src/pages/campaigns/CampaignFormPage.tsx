@@ -55,7 +55,12 @@ export function CampaignFormPage() {
       <Anchor component={Link} to={id ? `/campaigns/${id}` : '/campaigns'} size="sm">
         ← {id ? 'Back to the campaign' : 'All campaigns'}
       </Anchor>
-      <LoadForEdit id={id} queryKey={[...campaignsKey(project.id), id]} load={getCampaign} label="Loading the campaign">
+      <LoadForEdit
+        id={id}
+        queryKey={[...campaignsKey(project.id), id]}
+        load={(campaignId) => getCampaign(project.id, campaignId)}
+        label="Loading the campaign"
+      >
         {(loaded) =>
           loaded ? (
             <CampaignForm key={loaded.id} initial={draftOf(loaded)} id={loaded.id} />
@@ -87,7 +92,7 @@ function CampaignForm({ initial, id }: { initial: Draft; id?: string }) {
         type: draft.type,
         ...audienceInput(draft.audience),
       }
-      return id ? updateCampaign(id, body) : createCampaign(body)
+      return id ? updateCampaign(project.id, id, body) : createCampaign(project.id, body)
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: campaignsKey(project.id) })

@@ -24,7 +24,7 @@ export function CampaignPage() {
   const { project } = useProject()
   const campaign = useQuery({
     queryKey: [...campaignsKey(project.id), id],
-    queryFn: () => getCampaign(id),
+    queryFn: () => getCampaign(project.id, id),
     refetchInterval: (query) => pollMs(query.state.data),
   })
   return (
@@ -71,7 +71,7 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
             label="Delete"
             title={`Delete “${campaign.name}”?`}
             confirmLabel="Delete campaign"
-            action={() => deleteCampaign(campaign.id)}
+            action={() => deleteCampaign(project.id, campaign.id)}
             onDone={async () => {
               notifySuccess(`Campaign “${campaign.name}” deleted`)
               navigate('/campaigns')

@@ -28,7 +28,7 @@ export function CampaignStatsPanel({ campaign }: { campaign: Campaign }) {
   const stats = useQuery({
     // Keyed by the campaign's counters, so each poll of a sending campaign that moved asks again.
     queryKey: [...campaignsKey(project.id), campaign.id, 'stats', campaign.updatedAt, campaign.sentCount],
-    queryFn: () => getCampaignStats(campaign.id),
+    queryFn: () => getCampaignStats(project.id, campaign.id),
   })
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="stats-title">

@@ -20,7 +20,9 @@ export function CampaignsPage() {
   const campaigns = useQuery({
     queryKey: [...campaignsKey(project.id), 'list', debounced, status, page],
     queryFn: () =>
-      api<CampaignPage>(`/campaigns${query({ page, pageSize: 20, search: debounced, status: status ?? undefined })}`),
+      api<CampaignPage>(`/campaigns${query({ page, pageSize: 20, search: debounced, status: status ?? undefined })}`, {
+        projectId: project.id,
+      }),
     placeholderData: keepPreviousData,
     // Sending campaigns move; keep their counts current.
     refetchInterval: (q) => (q.state.data?.data.some((c) => c.status === 'SENDING') ? 3_000 : false),

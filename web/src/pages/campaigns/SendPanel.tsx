@@ -37,7 +37,7 @@ export function SendPanel({ campaign }: { campaign: Campaign }) {
               label={campaign.status === 'SCHEDULED' ? 'Cancel schedule' : 'Cancel sending'}
               title="Cancel this campaign?"
               confirmLabel="Cancel campaign"
-              action={() => cancelCampaign(campaign.id)}
+              action={() => cancelCampaign(project.id, campaign.id)}
               onDone={async () => {
                 notifySuccess('Campaign cancelled')
                 await refresh()
@@ -53,10 +53,11 @@ export function SendPanel({ campaign }: { campaign: Campaign }) {
 }
 
 function TestSend({ campaignId }: { campaignId: string }) {
+  const { project } = useProject()
   const me = useQuery(meQuery)
   const [email, setEmail] = useState<string>()
   const address = email ?? me.data?.email ?? ''
-  const test = useMutation({ mutationFn: () => testCampaign(campaignId, address) })
+  const test = useMutation({ mutationFn: () => testCampaign(project.id, campaignId, address) })
   const error = test.error instanceof ApiError ? test.error : undefined
   return (
     <Group align="flex-end" gap="sm">
@@ -86,6 +87,7 @@ function TestSend({ campaignId }: { campaignId: string }) {
 }
 
 function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Promise<unknown> }) {
+  const { project } = useProject()
   const [when, setWhen] = useState<string | null>(
     campaign.scheduledFor ? dayjs(campaign.scheduledFor).format('YYYY-MM-DD HH:mm:ss') : null,
   )
@@ -130,7 +132,7 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
           confirmLabel="Send now"
           color="blue.9"
           buttonProps={{ variant: 'filled' }}
-          action={() => sendCampaign(campaign.id)}
+          action={() => sendCampaign(project.id, campaign.id)}
           onDone={async () => {
             notifySuccess('Campaign is being sent')
             await onDone()

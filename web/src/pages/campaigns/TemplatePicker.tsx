@@ -13,7 +13,8 @@ export function TemplatePicker({ onPick }: { onPick(content: Content): void }) {
   const [chosen, setChosen] = useState<string | null>(null)
   const templates = useQuery({
     queryKey: ['project', project.id, 'templates', 'picker'],
-    queryFn: () => api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'updatedAt' })}`),
+    queryFn: () =>
+      api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'updatedAt' })}`, { projectId: project.id }),
   })
   const list = templates.data?.data ?? []
   return (

@@ -2,8 +2,9 @@ import { Button, Group, Paper, Select, Text } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { api } from '../../api/client'
+import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import { listSegments, segmentsKey } from '../../api/segments'
+import { segmentsKey, segmentsQuery } from '../../api/segments'
 import type { BulkJob, JobAccepted, MembersAdded } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { notifySuccess } from '../../components/notify'
@@ -24,7 +25,11 @@ export function BulkActions({ selected, onDone }: { selected: Map<string, string
 
   const start = useMutation({
     mutationFn: (action: Action) =>
-      api<JobAccepted>(`/contacts/bulk-${action}`, { method: 'POST', body: { contactIds: [...selected.keys()] } }),
+      api<JobAccepted>(`/contacts/bulk-${action}`, {
+        method: 'POST',
+        body: { contactIds: [...selected.keys()] },
+        projectId: project.id,
+      }),
     onSuccess: (accepted) => setJobId(accepted.jobId),
   })
   const job = useJob<BulkJob>(jobId && `/contacts/bulk/${jobId}`)
@@ -37,14 +42,18 @@ export function BulkActions({ selected, onDone }: { selected: Map<string, string
       notifySuccess(`${done[finished.action]} ${finished.affected} of ${finished.total} contacts`)
       onDone()
     }
-    void queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+    void queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
   }, [finished, onDone, queryClient, project.id])
 
-  const segments = useQuery({ queryKey: segmentsKey(project.id), queryFn: listSegments })
+  const segments = useQuery(segmentsQuery(project.id))
   const staticSegments = (segments.data ?? []).filter((segment) => segment.type === 'STATIC')
   const addToSegment = useMutation({
     mutationFn: (id: string) =>
-      api<MembersAdded>(`/segments/${id}/members`, { method: 'POST', body: { emails: [...selected.values()] } }),
+      api<MembersAdded>(`/segments/${id}/members`, {
+        method: 'POST',
+        body: { emails: [...selected.values()] },
+        projectId: project.id,
+      }),
     onSuccess: (result) => {
       const name = staticSegments.find((segment) => segment.id === segmentId)?.name ?? 'the segment'
       notifySuccess(`Added ${result.added} contacts to ${name}`)

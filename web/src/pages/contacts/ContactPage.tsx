@@ -2,6 +2,7 @@ import { Anchor, Badge, Button, Code, Group, Paper, Stack, Switch, Table, Text, 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
 import { api, query } from '../../api/client'
+import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import type { Contact, EventPage } from '../../api/types'
 import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
@@ -14,7 +15,7 @@ export function ContactPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
   const key = ['project', project.id, 'contact', id]
-  const contact = useQuery({ queryKey: key, queryFn: () => api<Contact>(`/contacts/${id}`) })
+  const contact = useQuery({ queryKey: key, queryFn: () => api<Contact>(`/contacts/${id}`, { projectId: project.id }) })
   return (
     <>
       <Anchor component={Link} to="/contacts" size="sm">
@@ -33,22 +34,22 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
   const navigate = useNavigate()
   const update = useMutation({
     mutationFn: (subscribed: boolean) =>
-      api<Contact>(`/contacts/${contact.id}`, { method: 'PATCH', body: { subscribed } }),
+      api<Contact>(`/contacts/${contact.id}`, { method: 'PATCH', body: { subscribed }, projectId: project.id }),
     onSuccess: (updated) => {
       queryClient.setQueryData(queryKey, updated)
-      return queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+      return queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
     },
   })
   const remove = useMutation({
-    mutationFn: () => api(`/contacts/${contact.id}`, { method: 'DELETE' }),
+    mutationFn: () => api(`/contacts/${contact.id}`, { method: 'DELETE', projectId: project.id }),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+      await queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
       navigate('/contacts', { replace: true })
     },
   })
   const events = useQuery({
     queryKey: [...queryKey, 'events'],
-    queryFn: () => api<EventPage>(`/events/contact/${contact.id}${query({ limit: 20 })}`),
+    queryFn: () => api<EventPage>(`/events/contact/${contact.id}${query({ limit: 20 })}`, { projectId: project.id }),
   })
   const fields = Object.entries(contact.data)
 

@@ -16,6 +16,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link } from 'react-router'
 import { api, query } from '../../api/client'
+import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
 import { QueryPager } from '../../components/QueryPager'
@@ -45,7 +46,7 @@ export function ContactsPage() {
   const [total, setTotal] = useState<number>()
 
   const contacts = useQuery({
-    queryKey: ['project', project.id, 'contacts', debounced, subscribed, sort, cursor],
+    queryKey: [...contactsKey(project.id), debounced, subscribed, sort, cursor],
     queryFn: () =>
       api<ContactPage>(
         `/contacts${query({
@@ -56,6 +57,7 @@ export function ContactsPage() {
           dir: sortDir,
           cursor,
         })}`,
+        { projectId: project.id },
       ),
     placeholderData: keepPreviousData,
   })

@@ -1,6 +1,7 @@
 import { List, Text } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
+import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import type { FieldUsage } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
@@ -20,16 +21,16 @@ export function DeleteFieldDialog({
   const queryClient = useQueryClient()
   const path = `/contacts/fields/${encodeURIComponent(field ?? '')}`
   const usage = useQuery({
-    queryKey: ['project', project.id, 'contacts', 'field-usage', field],
-    queryFn: () => api<FieldUsage>(`${path}/usage`),
+    queryKey: [...contactsKey(project.id), 'field-usage', field],
+    queryFn: () => api<FieldUsage>(`${path}/usage`, { projectId: project.id }),
     enabled: field !== undefined,
   })
   const remove = useMutation({
-    mutationFn: () => api<{ field: string; contacts: number }>(path, { method: 'DELETE' }),
+    mutationFn: () => api<{ field: string; contacts: number }>(path, { method: 'DELETE', projectId: project.id }),
     onSuccess: async (result) => {
       notifySuccess(`Removed data.${result.field} from ${result.contacts} contacts`)
       onClose()
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+      await queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
     },
   })
   const uses = usage.data

@@ -2,9 +2,8 @@ import { Anchor, Badge, Button, Code, Paper, Progress, Stack, Table, Text } from
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
-import { api } from '../../api/client'
+import { contactFieldsQuery } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactFields } from '../../api/types'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { DeleteFieldDialog } from './DeleteFieldDialog'
@@ -13,10 +12,7 @@ import { DeleteFieldDialog } from './DeleteFieldDialog'
 export function FieldsPage() {
   const { project } = useProject()
   const [deleting, setDeleting] = useState<{ field: string; count: number }>()
-  const fields = useQuery({
-    queryKey: ['project', project.id, 'contacts', 'fields'],
-    queryFn: () => api<ContactFields>('/contacts/fields'),
-  })
+  const fields = useQuery(contactFieldsQuery(project.id))
   return (
     <Stack gap="md" maw={960}>
       <Anchor component={Link} to="/contacts" size="sm">

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { ApiError, api } from '../../api/client'
+import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import type { ContactImport, JobAccepted } from '../../api/types'
 import { ErrorAlert, PageHeader } from '../../components/states'
@@ -20,14 +21,14 @@ export function ImportPage() {
     mutationFn: (csv: File) => {
       const form = new FormData()
       form.append('file', csv)
-      return api<JobAccepted>('/contacts/import', { method: 'POST', body: form })
+      return api<JobAccepted>('/contacts/import', { method: 'POST', body: form, projectId: project.id })
     },
     onSuccess: (accepted) => setParams({ job: accepted.jobId }),
   })
   const job = useJob<ContactImport>(jobId && `/contacts/import/${jobId}`)
   const finished = jobDone(job.data)
   useEffect(() => {
-    if (finished) void queryClient.invalidateQueries({ queryKey: ['project', project.id, 'contacts'] })
+    if (finished) void queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
   }, [finished, queryClient, project.id])
 
   const error = upload.error instanceof ApiError ? upload.error : undefined

@@ -11,7 +11,7 @@ export function useJob<T extends Job>(path: string | undefined) {
   const { project } = useProject()
   return useQuery({
     queryKey: ['project', project.id, 'job', path],
-    queryFn: () => api<T>(path ?? ''),
+    queryFn: () => api<T>(path ?? '', { projectId: project.id }),
     enabled: path !== undefined,
     refetchInterval: (query) => (jobDone(query.state.data) ? false : 500),
   })

@@ -2,7 +2,7 @@ import { Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } fro
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { ApiError, api } from '../../api/client'
-import { listDomains } from '../../api/domains'
+import { domainsKey, domainsQuery } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import type { DnsRecord, Domain } from '../../api/types'
 import { CopyValue } from '../../components/copy'
@@ -10,10 +10,8 @@ import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components
 
 export function DomainsPage() {
   const { project } = useProject()
-  const key = ['project', project.id, 'domains']
   const domains = useQuery({
-    queryKey: key,
-    queryFn: () => listDomains(project.id),
+    ...domainsQuery(project.id),
     // Pending domains are re-checked by the server; keep their status live while the page is open.
     refetchInterval: (query) => (query.state.data?.some((domain) => !domain.verified) ? 15_000 : false),
   })
@@ -21,7 +19,7 @@ export function DomainsPage() {
     <>
       <PageHeader title="Sender domains" />
       <Stack gap="lg" maw={1100}>
-        <AddDomainForm queryKey={key} />
+        <AddDomainForm />
         <QueryState query={domains} label="Loading domains">
           {(list) =>
             list.length === 0 ? (
@@ -29,7 +27,7 @@ export function DomainsPage() {
                 Add the domain you send from. Mailroom lists the DNS records to publish and checks them for you.
               </EmptyState>
             ) : (
-              list.map((domain) => <DomainCard key={domain.id} domain={domain} queryKey={key} />)
+              list.map((domain) => <DomainCard key={domain.id} domain={domain} />)
             )
           }
         </QueryState>
@@ -38,14 +36,16 @@ export function DomainsPage() {
   )
 }
 
-export function AddDomainForm({ queryKey }: { queryKey: unknown[] }) {
+export function AddDomainForm() {
+  const { project } = useProject()
   const [domain, setDomain] = useState('')
   const queryClient = useQueryClient()
   const add = useMutation({
-    mutationFn: (name: string) => api<Domain>('/domains', { method: 'POST', body: { domain: name } }),
+    mutationFn: (name: string) =>
+      api<Domain>('/domains', { method: 'POST', body: { domain: name }, projectId: project.id }),
     onSuccess: () => {
       setDomain('')
-      return queryClient.invalidateQueries({ queryKey })
+      return queryClient.invalidateQueries({ queryKey: domainsKey(project.id) })
     },
   })
   const error = add.error instanceof ApiError ? add.error : undefined
@@ -83,15 +83,17 @@ function StatusBadge({ verified }: { verified: boolean }) {
   )
 }
 
-export function DomainCard({ domain, queryKey }: { domain: Domain; queryKey: unknown[] }) {
+export function DomainCard({ domain }: { domain: Domain }) {
+  const { project } = useProject()
+  const queryKey = domainsKey(project.id)
   const queryClient = useQueryClient()
   const verify = useMutation({
-    mutationFn: () => api<Domain>(`/domains/${domain.id}/verify`),
+    mutationFn: () => api<Domain>(`/domains/${domain.id}/verify`, { projectId: project.id }),
     onSuccess: (updated) =>
       queryClient.setQueryData<Domain[]>(queryKey, (list) => list?.map((d) => (d.id === updated.id ? updated : d))),
   })
   const remove = useMutation({
-    mutationFn: () => api(`/domains/${domain.id}`, { method: 'DELETE' }),
+    mutationFn: () => api(`/domains/${domain.id}`, { method: 'DELETE', projectId: project.id }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey }),
   })
   const checked = domain.lastCheckedAt ? new Date(domain.lastCheckedAt).toLocaleString() : 'not yet'

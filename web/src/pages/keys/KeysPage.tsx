@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { api } from '../../api/client'
-import { listDomains } from '../../api/domains'
+import { domainsQuery } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import type { Project } from '../../api/types'
 import { CopyValue } from '../../components/copy'
@@ -31,7 +31,7 @@ export function KeysPage() {
     },
   })
 
-  const domains = useQuery({ queryKey: ['project', project.id, 'domains'], queryFn: () => listDomains(project.id) })
+  const domains = useQuery(domainsQuery(project.id))
   const sender = domains.data?.[0]?.domain
   const origin = window.location.origin
   const sendSnippet = `curl -H "authorization: Bearer ${revealed ? project.secret : 'sk_…'}" -H 'content-type: application/json' \\

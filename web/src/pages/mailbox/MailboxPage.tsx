@@ -31,7 +31,7 @@ export function MailboxPage() {
   const cursor = cursors[cursors.length - 1]
   const messages = useQuery({
     queryKey: ['project', project.id, 'mailbox', cursor],
-    queryFn: () => api<MailboxList>(`/mailbox${query({ limit: 25, cursor })}`),
+    queryFn: () => api<MailboxList>(`/mailbox${query({ limit: 25, cursor })}`, { projectId: project.id }),
     placeholderData: keepPreviousData,
     // New captures show up while the page is open.
     refetchInterval: 5_000,
@@ -100,7 +100,7 @@ function MessageView({ id }: { id: string }) {
   const raw = useQuery({
     queryKey: ['project', project.id, 'mailbox', 'message', id],
     queryFn: async () => {
-      const buffer = await (await request(`/mailbox/${id}/raw`)).arrayBuffer()
+      const buffer = await (await request(`/mailbox/${id}/raw`, { projectId: project.id })).arrayBuffer()
       return { buffer, parsed: await parseMessage(buffer) }
     },
     staleTime: Number.POSITIVE_INFINITY,

@@ -2,7 +2,7 @@ import { Anchor, Progress, Stack, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { Link } from 'react-router'
-import { listDomains } from '../../api/domains'
+import { domainsQuery } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import { meQuery } from '../../api/session'
 import { setupFinished, setupStateQuery, setupSteps } from '../../api/setup-state'
@@ -23,10 +23,8 @@ export function SetupPage() {
     ...setupStateQuery(project.id),
     refetchInterval: (query) => (query.state.data && setupFinished(query.state.data) ? false : refreshMs),
   })
-  const domainsKey = ['project', project.id, 'domains']
   const domains = useQuery({
-    queryKey: domainsKey,
-    queryFn: () => listDomains(project.id),
+    ...domainsQuery(project.id),
     refetchInterval: (query) => (query.state.data?.some((domain) => !domain.verified) ? refreshMs : false),
   })
   // A domain added or verified here shows in the checklist at once, not at the next refresh.
@@ -69,7 +67,7 @@ export function SetupPage() {
                     <Text size="sm" c="dimmed" mb="sm">
                       The domain your emails come from. Mailroom lists the DNS records to publish for it.
                     </Text>
-                    <AddDomainForm queryKey={domainsKey} />
+                    <AddDomainForm />
                   </ChecklistItem>
                   <ChecklistItem step={2} title="Verify the domain" done={setup.domainVerified}>
                     <Text size="sm" c="dimmed" mb="sm">
@@ -79,7 +77,7 @@ export function SetupPage() {
                     {domains.data?.length ? (
                       <Stack>
                         {domains.data.map((domain) => (
-                          <DomainCard key={domain.id} domain={domain} queryKey={domainsKey} />
+                          <DomainCard key={domain.id} domain={domain} />
                         ))}
                       </Stack>
                     ) : (

@@ -48,7 +48,12 @@ export function SegmentEditorPage() {
       <Anchor component={Link} to={id ? `/segments/${id}` : '/segments'} size="sm">
         ← {id ? 'Back to the segment' : 'All segments'}
       </Anchor>
-      <LoadForEdit id={id} queryKey={[...segmentsKey(project.id), id]} load={getSegment} label="Loading the segment">
+      <LoadForEdit
+        id={id}
+        queryKey={[...segmentsKey(project.id), id]}
+        load={(segmentId) => getSegment(project.id, segmentId)}
+        label="Loading the segment"
+      >
         {(loaded) =>
           loaded ? <Editor key={loaded.id} initial={draftOf(loaded)} id={loaded.id} /> : <Editor initial={blank} />
         }
@@ -74,8 +79,8 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
       }
       const condition = dynamic ? { condition: draft.condition } : {}
       return id
-        ? updateSegment(id, { ...common, ...condition })
-        : createSegment({ ...common, type: draft.type, ...condition })
+        ? updateSegment(project.id, id, { ...common, ...condition })
+        : createSegment(project.id, { ...common, type: draft.type, ...condition })
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })

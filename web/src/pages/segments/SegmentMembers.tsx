@@ -16,7 +16,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
   const [page, setPage] = useState(1)
   const members = useQuery({
     queryKey: [...segmentsKey(project.id), segment.id, 'contacts', page],
-    queryFn: () => listSegmentContacts(segment.id, page),
+    queryFn: () => listSegmentContacts(project.id, segment.id, page),
     placeholderData: keepPreviousData,
   })
   return (

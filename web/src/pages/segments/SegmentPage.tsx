@@ -13,7 +13,7 @@ import { StaticMembersForm } from './StaticMembersForm'
 export function SegmentPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const segment = useQuery({ queryKey: [...segmentsKey(project.id), id], queryFn: () => getSegment(id) })
+  const segment = useQuery({ queryKey: [...segmentsKey(project.id), id], queryFn: () => getSegment(project.id, id) })
   return (
     <>
       <Anchor component={Link} to="/segments" size="sm">
@@ -32,7 +32,7 @@ function SegmentView({ segment }: { segment: Segment }) {
   const navigate = useNavigate()
   const refresh = () => queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })
   const tracking = useMutation({
-    mutationFn: (trackMembership: boolean) => updateSegment(segment.id, { trackMembership }),
+    mutationFn: (trackMembership: boolean) => updateSegment(project.id, segment.id, { trackMembership }),
     onSuccess: async (saved) => {
       await refresh()
       notifySuccess(`Entry and exit tracking is ${saved.trackMembership ? 'on' : 'off'}`)
@@ -50,7 +50,7 @@ function SegmentView({ segment }: { segment: Segment }) {
           label="Delete"
           title={`Delete “${segment.name}”?`}
           confirmLabel="Delete segment"
-          action={() => deleteSegment(segment.id)}
+          action={() => deleteSegment(project.id, segment.id)}
           onDone={async () => {
             notifySuccess(`Segment “${segment.name}” deleted`)
             navigate('/segments')

@@ -15,7 +15,7 @@ export function useSegmentPreview(condition: ConditionTree | undefined, segmentI
   const [debounced] = useDebouncedValue(condition, 400)
   return useQuery({
     queryKey: ['project', project.id, 'segment-preview', segmentId, debounced],
-    queryFn: ({ signal }) => previewSegment({ condition: debounced, segmentId, limit: 10 }, signal),
+    queryFn: ({ signal }) => previewSegment(project.id, { condition: debounced, segmentId, limit: 10 }, signal),
     enabled: debounced !== undefined,
     placeholderData: keepPreviousData,
     retry: false,

@@ -2,13 +2,13 @@ import { Anchor, Badge, Button, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
-import { listSegments, segmentsKey } from '../../api/segments'
+import { segmentsQuery } from '../../api/segments'
 import { DataTable } from '../../components/DataTable'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 
 export function SegmentsPage() {
   const { project } = useProject()
-  const segments = useQuery({ queryKey: segmentsKey(project.id), queryFn: listSegments })
+  const segments = useQuery(segmentsQuery(project.id))
   const create = (
     <Button component={Link} to="/segments/new">
       New segment

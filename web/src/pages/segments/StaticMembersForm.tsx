@@ -30,10 +30,10 @@ export function StaticMembersForm({ segmentId }: { segmentId: string }) {
     mutationFn: async (verb: 'add' | 'remove') => {
       const emails = emailsOf(text)
       if (verb === 'remove') {
-        const { removed } = await removeSegmentMembers(segmentId, emails)
+        const { removed } = await removeSegmentMembers(project.id, segmentId, emails)
         return `Removed ${plural(removed, 'contact')}.`
       }
-      const { added, created, notFound } = await addSegmentMembers(segmentId, emails, createMissing)
+      const { added, created, notFound } = await addSegmentMembers(project.id, segmentId, emails, createMissing)
       const parts = [`Added ${plural(added, 'contact')}`]
       if (created > 0) parts.push(`created ${plural(created, 'new contact')}`)
       if (notFound.length > 0) parts.push(`not found: ${notFound.join(', ')}`)

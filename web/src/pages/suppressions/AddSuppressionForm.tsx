@@ -2,6 +2,7 @@ import { Button, Group, Paper, Select, TextInput } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { ApiError, api } from '../../api/client'
+import { useProject } from '../../api/project-context'
 import type { Suppression, SuppressionInput } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert } from '../../components/states'
@@ -9,10 +10,12 @@ import { reasonLabels } from './reasons'
 
 /** Adds an address by hand, e.g. one known to be dead or taken from another provider's list. */
 export function AddSuppressionForm({ onAdded }: { onAdded(): void }) {
+  const { project } = useProject()
   const [email, setEmail] = useState('')
   const [reason, setReason] = useState<Suppression['reason']>('bounce')
   const add = useMutation({
-    mutationFn: (body: SuppressionInput) => api<Suppression>('/suppressions', { method: 'POST', body }),
+    mutationFn: (body: SuppressionInput) =>
+      api<Suppression>('/suppressions', { method: 'POST', body, projectId: project.id }),
     onSuccess: (added) => {
       setEmail('')
       notifySuccess(`Suppressed: ${added.email} will receive no mail`)

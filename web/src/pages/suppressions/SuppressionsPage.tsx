@@ -29,11 +29,13 @@ export function SuppressionsPage() {
     queryFn: () =>
       api<SuppressionPage>(
         `/suppressions${query({ limit: 25, search: debounced, reason: reason ?? undefined, cursor: pages.cursor })}`,
+        { projectId: project.id },
       ),
     placeholderData: keepPreviousData,
   })
   const lift = useMutation({
-    mutationFn: (email: string) => api(`/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE' }),
+    mutationFn: (email: string) =>
+      api(`/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE', projectId: project.id }),
     onSuccess: async (_, email) => {
       setLifting(undefined)
       notifySuccess(`Suppression lifted: ${email} can receive mail again`)

@@ -1,6 +1,7 @@
 import { Button, FileButton } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { api } from '../../api/client'
+import { useProject } from '../../api/project-context'
 import type { Upload } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
 
@@ -8,11 +9,12 @@ const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"
 
 /** Uploads an image (POST /uploads/image) and hands back an <img> tag with its public URL and size. */
 export function ImageUploadButton({ onUploaded }: { onUploaded(tag: string): void }) {
+  const { project } = useProject()
   const upload = useMutation({
     mutationFn: (file: File) => {
       const form = new FormData()
       form.append('image', file)
-      return api<Upload>('/uploads/image', { method: 'POST', body: form })
+      return api<Upload>('/uploads/image', { method: 'POST', body: form, projectId: project.id })
     },
     onSuccess: (image) => {
       const alt = image.filename.replace(/\.[^.]+$/, '')

@@ -14,7 +14,10 @@ export function PreviewContactPicker({ value, onChange }: { value: string | null
   const [chosen, setChosen] = useState<{ value: string; label: string }>()
   const contacts = useQuery({
     queryKey: ['project', project.id, 'contacts', 'preview-picker', debounced],
-    queryFn: () => api<ContactPage>(`/contacts${query({ limit: 10, search: debounced, sort: 'email', dir: 'asc' })}`),
+    queryFn: () =>
+      api<ContactPage>(`/contacts${query({ limit: 10, search: debounced, sort: 'email', dir: 'asc' })}`, {
+        projectId: project.id,
+      }),
     placeholderData: keepPreviousData,
   })
   const options = (contacts.data?.data ?? []).map((contact) => ({ value: contact.id, label: contact.email }))

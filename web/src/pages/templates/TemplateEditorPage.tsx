@@ -52,7 +52,7 @@ export function TemplateEditorPage() {
   const { project } = useProject()
   const template = useQuery({
     queryKey: ['project', project.id, 'template', id],
-    queryFn: () => api<Template>(`/templates/${id}`),
+    queryFn: () => api<Template>(`/templates/${id}`, { projectId: project.id }),
     enabled: id !== 'new',
   })
   return (
@@ -84,8 +84,8 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
   const save = useMutation({
     mutationFn: (body: TemplateInput) =>
       id
-        ? api<Template>(`/templates/${id}`, { method: 'PATCH', body })
-        : api<Template>('/templates', { method: 'POST', body }),
+        ? api<Template>(`/templates/${id}`, { method: 'PATCH', body, projectId: project.id })
+        : api<Template>('/templates', { method: 'POST', body, projectId: project.id }),
     onSuccess: async (saved) => {
       queryClient.setQueryData(['project', project.id, 'template', saved.id], saved)
       await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
@@ -94,7 +94,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
     },
   })
   const duplicate = useMutation({
-    mutationFn: () => api<Template>(`/templates/${id}/duplicate`, { method: 'POST' }),
+    mutationFn: () => api<Template>(`/templates/${id}/duplicate`, { method: 'POST', projectId: project.id }),
     onSuccess: async (copy) => {
       await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
       notifySuccess(`Created “${copy.name}”`)

@@ -20,6 +20,7 @@ export function TemplatesPage() {
     queryFn: () =>
       api<TemplatePage>(
         `/templates${query({ page, pageSize: 20, search: debounced, type: type ?? undefined, sort: 'updatedAt' })}`,
+        { projectId: project.id },
       ),
     placeholderData: keepPreviousData,
   })

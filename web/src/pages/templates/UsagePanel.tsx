@@ -10,7 +10,7 @@ export function UsagePanel({ id }: { id: string }) {
   const { project } = useProject()
   const usage = useQuery({
     queryKey: ['project', project.id, 'template', id, 'usage'],
-    queryFn: () => api<TemplateUsage>(`/templates/${id}/usage`),
+    queryFn: () => api<TemplateUsage>(`/templates/${id}/usage`, { projectId: project.id }),
   })
   return (
     <Paper withBorder p="xs" component="section" aria-labelledby="usage-heading">

@@ -1,8 +1,7 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
+import { contactFieldsQuery } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactFields } from '../../api/types'
 
 /** What every send knows about its recipient (render.ts `renderScope`), besides the contact's data. */
 const builtIn = [
@@ -22,10 +21,7 @@ export function dataVariable(field: string): string {
 /** The variables a template can use, from the contact fields the project has; a click inserts one. */
 export function VariableHelp({ onInsert }: { onInsert(text: string): void }) {
   const { project } = useProject()
-  const fields = useQuery({
-    queryKey: ['project', project.id, 'contacts', 'fields'],
-    queryFn: () => api<ContactFields>('/contacts/fields'),
-  })
+  const fields = useQuery(contactFieldsQuery(project.id))
   const custom = (fields.data?.fields ?? []).filter((field) => !field.standard)
   const chip = (variable: string, hint?: string) => (
     <Button

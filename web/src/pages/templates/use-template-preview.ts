@@ -27,6 +27,7 @@ export function useTemplatePreview(subject: string, body: string, contactId: str
         method: 'POST',
         body: { ...draft, contactId: contactId ?? undefined },
         signal,
+        projectId: project.id,
       }),
     enabled: draft.body !== '',
     placeholderData: keepPreviousData,

@@ -2,6 +2,7 @@ import { Button, Checkbox, Group, Modal, Stack, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ApiError } from '../../api/client'
+import { useProject } from '../../api/project-context'
 import { createWorkflow } from '../../api/workflows'
 import { EventNameInput } from './EventNameInput'
 import { GeneralError } from './GeneralError'
@@ -9,12 +10,13 @@ import { useWorkflowChange } from './use-workflow-change'
 
 /** A new workflow starts disabled with its trigger step; the editor opens on it. */
 export function CreateWorkflowModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const { project } = useProject()
   const navigate = useNavigate()
   const [name, setName] = useState('')
   const [eventName, setEventName] = useState('')
   const [allowReentry, setAllowReentry] = useState(false)
   const create = useWorkflowChange(
-    () => createWorkflow({ name, eventName, allowReentry }),
+    () => createWorkflow(project.id, { name, eventName, allowReentry }),
     (workflow) => `Workflow "${workflow.name}" created`,
   )
   const error = create.error instanceof ApiError ? create.error : undefined

@@ -19,7 +19,7 @@ export function ExecutionPage() {
   const { project } = useProject()
   const execution = useQuery({
     queryKey: [...workflowKey(project.id, id), 'executions', executionId],
-    queryFn: () => getExecution(id, executionId),
+    queryFn: () => getExecution(project.id, id, executionId),
     refetchInterval: (q) => (q.state.data && active(q.state.data.status) ? 2_000 : false),
   })
   return (
@@ -30,9 +30,10 @@ export function ExecutionPage() {
 }
 
 function Execution({ execution }: { execution: ExecutionDetail }) {
+  const { project } = useProject()
   const [confirming, setConfirming] = useState(false)
   const cancel = useWorkflowChange(
-    () => cancelExecution(execution.workflowId, execution.id),
+    () => cancelExecution(project.id, execution.workflowId, execution.id),
     () => 'Execution cancelled',
   )
   const facts: [string, string][] = [

@@ -20,10 +20,10 @@ export function ExecutionsPage() {
   const [status, setStatus] = useState<ExecutionStatus>()
   const [page, setPage] = useState(1)
   const [confirming, setConfirming] = useState(false)
-  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(id) })
+  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(project.id, id) })
   const executions = useQuery({
     queryKey: [...workflowKey(project.id, id), 'executions', status, page],
-    queryFn: () => listExecutions(id, { page, status }),
+    queryFn: () => listExecutions(project.id, id, { page, status }),
     placeholderData: keepPreviousData,
     // Running executions move on by themselves, and an enabled workflow starts new ones: keep the page current.
     refetchInterval: (q) => {
@@ -32,7 +32,7 @@ export function ExecutionsPage() {
     },
   })
   const cancelAll = useWorkflowChange(
-    () => cancelAllExecutions(id),
+    () => cancelAllExecutions(project.id, id),
     (result) => `${result.cancelled} execution(s) cancelled`,
   )
   const name = workflow.data?.name ?? 'Workflow'

@@ -21,12 +21,12 @@ export function StartExecutionModal({ workflow, onClose }: { workflow: WorkflowD
   const [context, setContext] = useState<unknown>()
   const contacts = useQuery({
     queryKey: ['project', project.id, 'contacts', 'picker', debounced],
-    queryFn: () => api<ContactPage>(`/contacts${query({ search: debounced, limit: 20 })}`),
+    queryFn: () => api<ContactPage>(`/contacts${query({ search: debounced, limit: 20 })}`, { projectId: project.id }),
     placeholderData: keepPreviousData,
   })
   const start = useWorkflowChange(
     () =>
-      startExecution(workflow.id, {
+      startExecution(project.id, workflow.id, {
         contactId: contactId ?? '',
         // JsonField hands up only objects parsed from JSON text, which is what `context` takes.
         ...(context === undefined ? {} : { context: context as NonNullable<ExecutionInput['context']> }),

@@ -1,6 +1,7 @@
 import { Badge, Button, CloseButton, Divider, Group, Stack, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { ApiError } from '../../api/client'
+import { useProject } from '../../api/project-context'
 import type { WorkflowDetail, WorkflowStep } from '../../api/types'
 import { updateStep, updateWorkflow } from '../../api/workflows'
 import type { StepExit } from '../../components/workflow-graph/exits'
@@ -90,10 +91,11 @@ export function StepPanel({
 }
 
 function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: WorkflowStep }) {
+  const { project } = useProject()
   const [draft, setDraft] = useState({ name: step.name, config: step.config, templateId: step.templateId })
   const save = useWorkflowChange(
     () =>
-      updateStep(workflow.id, step.id, {
+      updateStep(project.id, workflow.id, step.id, {
         name: draft.name,
         config: draft.config,
         templateId: draft.templateId,
@@ -123,10 +125,11 @@ function StepForm({ workflow, step }: { workflow: WorkflowDetail; step: Workflow
 
 /** The trigger's event belongs to the workflow: changing it renames the trigger step too. */
 function TriggerForm({ workflow }: { workflow: WorkflowDetail }) {
+  const { project } = useProject()
   const current = typeof workflow.triggerConfig?.eventName === 'string' ? workflow.triggerConfig.eventName : ''
   const [eventName, setEventName] = useState(current)
   const save = useWorkflowChange(
-    () => updateWorkflow(workflow.id, { triggerType: 'EVENT', triggerConfig: { eventName } }),
+    () => updateWorkflow(project.id, workflow.id, { triggerType: 'EVENT', triggerConfig: { eventName } }),
     () => 'Trigger saved',
   )
   const error = save.error instanceof ApiError ? save.error : undefined

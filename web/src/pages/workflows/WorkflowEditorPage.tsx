@@ -20,7 +20,7 @@ import { useWorkflowChange } from './use-workflow-change'
 export function WorkflowEditorPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(id) })
+  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(project.id, id) })
   return (
     <QueryState query={workflow} label="Loading the workflow">
       {(detail) => <Editor workflow={detail} />}
@@ -158,8 +158,9 @@ function StepList({ steps, onSelect }: { steps: WorkflowStep[]; onSelect(id: str
 
 /** Enabling asks the API to check every step can run; its refusal names the steps to fix. */
 function EnableSwitch({ workflow }: { workflow: WorkflowDetail }) {
+  const { project } = useProject()
   const toggle = useWorkflowChange(
-    (enabled: boolean) => updateWorkflow(workflow.id, { enabled }),
+    (enabled: boolean) => updateWorkflow(project.id, workflow.id, { enabled }),
     (_, enabled) => (enabled ? 'Workflow enabled' : 'Workflow disabled'),
   )
   return (

@@ -22,11 +22,11 @@ export function WorkflowsPage() {
   const [deleting, setDeleting] = useState<WorkflowListItem>()
   const workflows = useQuery({
     queryKey: [...workflowsKey(project.id), 'list', debounced, page],
-    queryFn: () => listWorkflows({ page, search: debounced }),
+    queryFn: () => listWorkflows(project.id, { page, search: debounced }),
     placeholderData: keepPreviousData,
   })
   const remove = useWorkflowChange(
-    (workflow: WorkflowListItem) => deleteWorkflow(workflow.id),
+    (workflow: WorkflowListItem) => deleteWorkflow(project.id, workflow.id),
     (_, workflow) => `Workflow "${workflow.name}" deleted`,
   )
   const newButton = (variant?: string) => (

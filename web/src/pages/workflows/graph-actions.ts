@@ -26,13 +26,17 @@ export function useGraphActions(workflow: WorkflowDetail) {
     mutationFn: (input: { from: WorkflowStep; handle: string; toStepId: string }) => {
       const exit = stepExits(input.from).find((candidate) => exitId(candidate) === input.handle)
       if (!exit) throw new Error(`"${input.from.name}" has no such way out`)
-      return connectSteps(id, { fromStepId: input.from.id, toStepId: input.toStepId, ...exitBody(exit) })
+      return connectSteps(project.id, id, { fromStepId: input.from.id, toStepId: input.toStepId, ...exitBody(exit) })
     },
     onSettled,
   })
-  const disconnect = useMutation({ mutationFn: (transitionId: string) => disconnectSteps(id, transitionId), onSettled })
+  const disconnect = useMutation({
+    mutationFn: (transitionId: string) => disconnectSteps(project.id, id, transitionId),
+    onSettled,
+  })
   const remove = useMutation({
-    mutationFn: (input: { step: WorkflowStep; splice: boolean }) => deleteStep(id, input.step.id, input.splice),
+    mutationFn: (input: { step: WorkflowStep; splice: boolean }) =>
+      deleteStep(project.id, id, input.step.id, input.splice),
     onSettled,
   })
 
@@ -45,20 +49,24 @@ export function useGraphActions(workflow: WorkflowDetail) {
   const insert = useMutation({
     mutationFn: async (input: { from: WorkflowStep; exit: StepExit; step: NewStep }) => {
       const position = below(layoutSteps(workflow.steps).get(input.from.id))
-      const created = await addStep(id, { ...input.step, position, autoConnect: false })
+      const created = await addStep(project.id, id, { ...input.step, position, autoConnect: false })
       const previous = transitionOf(input.from, input.exit)
       if (previous) {
         try {
-          await disconnectSteps(id, previous.id)
+          await disconnectSteps(project.id, id, previous.id)
         } catch (error) {
-          await deleteStep(id, created.id, false).catch(() => undefined)
+          await deleteStep(project.id, id, created.id, false).catch(() => undefined)
           throw error
         }
       }
-      await connectSteps(id, { fromStepId: input.from.id, toStepId: created.id, ...exitBody(input.exit) })
+      await connectSteps(project.id, id, { fromStepId: input.from.id, toStepId: created.id, ...exitBody(input.exit) })
       const [firstExit] = stepExits(created)
       if (previous && firstExit) {
-        await connectSteps(id, { fromStepId: created.id, toStepId: previous.toStepId, ...exitBody(firstExit) })
+        await connectSteps(project.id, id, {
+          fromStepId: created.id,
+          toStepId: previous.toStepId,
+          ...exitBody(firstExit),
+        })
       }
       return created
     },

@@ -12,7 +12,8 @@ export function SendEmailFields({ config, onChange, errorFor, templateId, onTemp
   const { project } = useProject()
   const templates = useQuery({
     queryKey: ['project', project.id, 'templates', 'picker'],
-    queryFn: () => api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'name', dir: 'asc' })}`),
+    queryFn: () =>
+      api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'name', dir: 'asc' })}`, { projectId: project.id }),
   })
   const recipient = typeof config.recipient === 'object' && config.recipient !== null ? config.recipient : {}
   const custom = 'type' in recipient && recipient.type === 'CUSTOM'
