@@ -242,22 +242,32 @@ function senderRule(
 
 export type SigningKey = { domain: string; selector: string; privateKeyPem: string }
 
-/** The DKIM key to sign mail from `domain` (an address or a bare domain); undefined when not registered. */
+type SigningKeyRow = { project_id: string; domain: string; selector: string; sealed: string }
+
+/**
+ * The DKIM key to sign mail from `domain` (an address or a bare domain); undefined when not registered.
+ * A project signs with its own domain's key. The system project (account mail) owns no domains: it signs
+ * with the key of that domain verified in any project of this instance, so its From aligns for DMARC. Only a
+ * verified one: publishing that project's key proves the domain's owner put it there.
+ */
 export async function getSigningKey(
   db: Executor,
   config: Pick<Config, 'secret'>,
   projectId: string,
   domain: string,
 ): Promise<SigningKey | undefined> {
-  const name = domainOf(domain)
-  const [row] = await db
-    .select({ domain: domains.domain, selector: domains.dkimSelector, sealed: domains.dkimPrivateKeySealed })
-    .from(domains)
-    .where(and(eq(domains.projectId, projectId), eq(domains.domain, name)))
+  const result = await db.execute<SigningKeyRow>(sql`
+    SELECT d.project_id, d.domain, d.dkim_selector AS selector, d.dkim_private_key_sealed AS sealed
+    FROM domains d JOIN projects p ON p.id = ${projectId}
+    WHERE d.domain = ${domainOf(domain)} AND (d.project_id = p.id OR (p.system AND d.status = 'VERIFIED'))
+    -- The most recently verified key is the likeliest to be still published.
+    ORDER BY d.verified_at DESC NULLS LAST
+    LIMIT 1`)
+  const row = result.rows[0]
   if (!row) return undefined
   return {
     domain: row.domain,
     selector: row.selector,
-    privateKeyPem: decryptPrivateKey(config.secret, row.sealed, keyContext(projectId, row.domain)),
+    privateKeyPem: decryptPrivateKey(config.secret, row.sealed, keyContext(row.project_id, row.domain)),
   }
 }
