@@ -1,26 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/config.js'
-
-const base = { SECRET: 'a-secret-of-at-least-thirty-two-characters', DATA_DIR: '/tmp/mailroom-config-test' }
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig({ ...base, ...env })
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems
-    throw err
-  }
-  return []
-}
+import { loadConfig } from '../../src/config.js'
+import { configProblems, minimalEnv } from '../helpers/config.js'
 
 describe('metrics configuration', () => {
   it('keeps metrics off by default: no token for the API port, no separate listener', () => {
-    expect(loadConfig(base).metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' })
+    expect(loadConfig(minimalEnv).metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' })
   })
 
   it('takes a token, a port and a bind address', () => {
     const config = loadConfig({
-      ...base,
+      ...minimalEnv,
       METRICS_TOKEN: 'a-long-enough-metrics-token',
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
@@ -29,7 +18,7 @@ describe('metrics configuration', () => {
   })
 
   it('names a token too short to guard anything and a port out of range', () => {
-    expect(problemsOf({ METRICS_TOKEN: 'short', METRICS_PORT: '70000' })).toEqual([
+    expect(configProblems({ METRICS_TOKEN: 'short', METRICS_PORT: '70000' })).toEqual([
       'METRICS_TOKEN: must be at least 16 characters',
       expect.stringMatching(/^METRICS_PORT: /),
     ])
