@@ -59,6 +59,7 @@ const environmentSchema = z.object({
     .string()
     .regex(/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'expected "Name <address>" or an address')
     .optional(),
+  SYSTEM_EMAIL_DKIM: z.enum(['mailroom', 'relay']).default('mailroom'),
   REQUIRE_EMAIL_VERIFICATION: booleanFlag.default(false),
   GITHUB_CLIENT_ID: z.string().min(1).optional(),
   GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
@@ -178,6 +179,11 @@ export type Config = Readonly<{
   disableSignups: boolean
   /** Sender of Mailroom's own account mail (verification, password reset, invitations). */
   systemEmailFrom: Readonly<{ email: string; name: string | null }>
+  /**
+   * Who DKIM-signs account mail: `mailroom`, with the key of the From's domain as verified in a project (a real
+   * transport refuses to start without one); `relay`, the SMTP relay or SES, which signs it for that domain itself.
+   */
+  systemEmailDkim: 'mailroom' | 'relay'
   /** Password accounts must verify their address before they may use a project (OAuth and invited ones have). */
   requireEmailVerification: boolean
   /** OAuth sign-in providers; a provider is on when its client id and secret are set. */
@@ -348,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
     disableSignups: values.DISABLE_SIGNUPS,
     systemEmailFrom: parseSystemSender(values.SYSTEM_EMAIL_FROM, publicUrl),
+    systemEmailDkim: values.SYSTEM_EMAIL_DKIM,
     requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
     oauth: Object.freeze({
       github: oauthProvider(values.GITHUB_CLIENT_ID, values.GITHUB_CLIENT_SECRET, githubEndpoints),

@@ -6,6 +6,7 @@ import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
 import { createLogger } from './logger.js'
 import { type MetricsServer, startMetricsServer } from './modules/metrics/server.js'
+import { assertSystemSenderSigned } from './modules/system-mail/sender-check.js'
 import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
 
 const usage = `Usage: mailroom <command>
@@ -34,6 +35,7 @@ async function run(command: string, config: Config): Promise<void> {
   let worker: RunningWorker | undefined
   let metricsServer: MetricsServer | undefined
   try {
+    await assertSystemSenderSigned(ctx)
     await createJobQueues(ctx)
     if (role !== 'api') worker = await startWorker(ctx)
     app = role !== 'worker' ? await buildServer(ctx) : undefined

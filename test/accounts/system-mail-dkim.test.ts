@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Config, ConfigError } from '../../src/config.js'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
 import { getSigningKey } from '../../src/modules/domains/service.js'
+import { assertSystemSenderSigned } from '../../src/modules/system-mail/sender-check.js'
 import { systemProjectId } from '../../src/modules/system-mail/system-project.js'
 import { authenticateAsReceiver } from '../helpers/dkim.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
@@ -62,5 +64,22 @@ describe('account emails over a real transport', () => {
     expect(await getSigningKey(db, setup.server.config, system, systemDomain)).toMatchObject({
       selector: verified.dkimSelector,
     })
+  })
+
+  it('refuse a start on a real transport while no project verified the From domain, naming SYSTEM_EMAIL_FROM', async () => {
+    const startWith = (config: Partial<Config>) =>
+      assertSystemSenderSigned({ db: setup.server.ctx.db, config: { ...setup.server.config, ...config } })
+    const unverified = { systemEmailFrom: { email: 'no-reply@127.0.0.1', name: 'Mailroom' } }
+
+    const refusal = await startWith(unverified).catch((err: unknown) => err)
+    expect(refusal).toBeInstanceOf(ConfigError)
+    expect((refusal as ConfigError).problems).toEqual([
+      expect.stringMatching(
+        /^SYSTEM_EMAIL_FROM: account emails would be sent from no-reply@127\.0\.0\.1, but no project/,
+      ),
+    ])
+    await startWith({ systemEmailFrom: { email: `no-reply@${systemDomain}`, name: null } })
+    await startWith({ ...unverified, mailTransport: 'capture' })
+    await startWith({ ...unverified, systemEmailDkim: 'relay' })
   })
 })

@@ -46,6 +46,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookAllowPrivate: true,
     disableSignups: false,
     systemEmailFrom: { email: 'accounts@mailroom.test', name: 'Mailroom' },
+    systemEmailDkim: 'mailroom',
     requireEmailVerification: false,
     oauth: { github: undefined, google: undefined },
     idempotencyTtlHours: 24,
