@@ -1,5 +1,17 @@
 #!/usr/bin/env -S node --max-semi-space-size=16
+import { readFileSync } from 'node:fs'
 import module from 'node:module'
+import { nodeVersionProblem } from './node-version.js'
+
+// First, before any module that needs a newer Node loads: one line that says what to do, not a stack trace.
+const manifest: { engines: { node: string } } = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+)
+const versionProblem = nodeVersionProblem(process.versions.node, manifest.engines.node)
+if (versionProblem) {
+  console.error(versionProblem)
+  process.exit(1)
+}
 
 /*
  * The `mailroom` command. Two things make a start faster, so both come before the server's modules load

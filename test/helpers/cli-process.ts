@@ -118,7 +118,7 @@ export function cliSandbox() {
 }
 
 /** Waits for the run's build of dist (test/process-global-setup.ts) to end; fails with the compiler's output. */
-async function waitForCliBuild(): Promise<void> {
+export async function waitForCliBuild(): Promise<void> {
   const outcome = inject('cliBuildOutcome')
   while (!existsSync(outcome)) await new Promise((resolve) => setTimeout(resolve, 200))
   const text = readFileSync(outcome, 'utf8')
