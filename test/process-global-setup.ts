@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
-import { isBuiltFrom } from './helpers/build-freshness.js'
+import { isBuilt, serverBuild } from '../scripts/build-if-stale.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,9 +14,6 @@ declare module 'vitest' {
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const builtCli = path.join(root, 'dist', 'cli.js')
-/** What the server's TypeScript build reads: a change to any of them makes dist stale. */
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((name) => path.join(root, name))
 
 /**
  * The `process` tests spawn the built CLI (`node dist/cli.js`, as `npm start` runs it), not the sources through
@@ -28,7 +25,7 @@ const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].m
 export function setup(project: TestProject): () => Promise<void> {
   const outcome = path.join(tmpdir(), `mailroom-cli-build-${process.pid}-${Date.now().toString(36)}`)
   project.provide('cliBuildOutcome', outcome)
-  if (isBuiltFrom(builtCli, inputs)) {
+  if (isBuilt(serverBuild)) {
     writeFileSync(outcome, 'ok')
     return async () => {}
   }

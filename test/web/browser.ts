@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
 import { type BrowserServer, chromium, type Page } from 'playwright-core'
 import { expect } from 'vitest'
-import { isBuiltFrom } from '../helpers/build-freshness.js'
+import { dashboardBuild, isBuilt } from '../../scripts/build-if-stale.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const webDir = path.join(root, 'web')
@@ -21,11 +21,7 @@ export function findChromium(): string | undefined {
   return candidates.find((candidate): candidate is string => Boolean(candidate && existsSync(candidate)))
 }
 
-const builtIsFresh = () =>
-  isBuiltFrom(
-    path.join(webDir, 'dist', 'index.html'),
-    ['src', 'index.html', 'vite.config.ts'].map((name) => path.join(webDir, name)),
-  )
+const builtIsFresh = () => isBuilt(dashboardBuild)
 
 /**
  * The server serves web/dist (what `npm run build` makes). Tests run from the sources without a build step, so the
