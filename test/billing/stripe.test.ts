@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm'
-import { Stripe } from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { paymentFailedReason } from '../../src/modules/billing/webhook.js'
@@ -8,14 +7,19 @@ import { type Account, bearer, createAccount, uniqueEmail } from '../helpers/fac
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { type FakeStripe, startFakeStripe } from './fake-stripe.js'
 import { billingCall } from './helpers.js'
-
-const webhookSecret = 'whsec_test_mailroom_secret'
-const stripeSettings = { secretKey: 'sk_test_mailroom', webhookSecret, priceId: 'price_test_monthly' }
+import {
+  completeCheckout,
+  postWebhook,
+  signedWebhook as sendSignedWebhook,
+  stripeEvent,
+  stripeSettings,
+  stripeSignature,
+  webhookSecret,
+} from './stripe-webhooks.js'
 
 let fake: FakeStripe
 let server: TestServer
 let off: TestServer
-const signer = new Stripe('sk_test_signer')
 
 beforeAll(async () => {
   fake = await startFakeStripe()
@@ -28,36 +32,7 @@ afterAll(async () => {
   await fake?.close()
 })
 
-let eventNumber = 0
-
-function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_${process.pid}_${++eventNumber}`) {
-  return {
-    id,
-    object: 'event',
-    type,
-    api_version: '2025-01-01',
-    created: Math.floor(Date.now() / 1000),
-    data: { object },
-  }
-}
-
-function postWebhook(target: TestServer, payload: string, signature?: string) {
-  return target.app.inject({
-    method: 'POST',
-    url: '/webhooks/incoming/billing',
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      ...(signature ? { 'stripe-signature': signature } : {}),
-    },
-    payload,
-  })
-}
-
-/** Signed with the library's own test helper, as Stripe signs. */
-function signedWebhook(event: object, secret = webhookSecret) {
-  const payload = JSON.stringify(event)
-  return postWebhook(server, payload, signer.webhooks.generateTestHeaderString({ payload, secret }))
-}
+const signedWebhook = (event: object, secret?: string) => sendSignedWebhook(server, event, secret)
 
 async function billingRow(projectId: string) {
   const result = await server.ctx.db.execute<Record<string, unknown>>(
@@ -73,18 +48,7 @@ async function recordedEvents(): Promise<number> {
   return result.rows[0]?.count ?? 0
 }
 
-async function subscribe(account: Account, customer = `cus_${account.project.id.slice(0, 8)}`) {
-  const response = await signedWebhook(
-    stripeEvent('checkout.session.completed', {
-      object: 'checkout.session',
-      client_reference_id: account.project.id,
-      customer,
-      subscription: `sub_${account.project.id.slice(0, 8)}`,
-    }),
-  )
-  expect(response.statusCode, response.body).toBe(200)
-  return customer
-}
+const subscribe = (account: Account, customer?: string) => completeCheckout(server, account, customer)
 
 describe('billing off: the Stripe routes say so, caps still work', () => {
   it('/config reports billing off; checkout, portal, invoices and the webhook answer BILLING_NOT_ENABLED', async () => {
@@ -261,16 +225,12 @@ describe('the billing webhook', () => {
     const payload = JSON.stringify(event)
     const forged = await signedWebhook(event, 'whsec_not_ours')
     const unsigned = await postWebhook(server, payload)
-    const valid = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret })
+    const valid = stripeSignature(payload)
     const altered = await postWebhook(server, payload.replace('cus_forged', 'cus_altered'), valid)
     const stale = await postWebhook(
       server,
       payload,
-      signer.webhooks.generateTestHeaderString({
-        payload,
-        secret: webhookSecret,
-        timestamp: Math.floor(Date.now() / 1000) - 3_600,
-      }),
+      stripeSignature(payload, webhookSecret, Math.floor(Date.now() / 1000) - 3_600),
     )
     for (const response of [forged, unsigned, altered, stale]) {
       expect(response.statusCode).toBe(400)
