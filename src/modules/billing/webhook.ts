@@ -3,6 +3,8 @@ import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { Executor } from '../../db/client.js'
 import { AppError } from '../../errors.js'
+import { wakeOutbox } from '../delivery/service.js'
+import { holdQueuedEmails, releaseHeldEmails } from '../delivery/sql.js'
 import { stripeClient } from './stripe-client.js'
 
 /** The reason a failed payment puts on a project; a paid invoice lifts only a pause with this reason. */
@@ -46,7 +48,7 @@ export async function receiveBillingWebhook(
   } catch {
     throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'The Stripe signature does not match this request')
   }
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<WebhookOutcome> => {
     const projectId = await projectOfEvent(tx, event.type, event.data.object)
     const recorded = await tx.execute(sql`
       INSERT INTO billing_webhook_events (id, type, project_id) VALUES (${event.id}, ${event.type}, ${projectId ?? null})
@@ -55,7 +57,12 @@ export async function receiveBillingWebhook(
     if (!projectId) return 'ignored'
     return (await applyEvent(tx, projectId, event.type, event.data.object)) ? 'applied' : 'ignored'
   })
+  // The mail held while the project was disabled is due already: wake the outbox once the lift has committed.
+  if (outcome === 'applied' && liftsThePause.has(event.type)) wakeOutbox(ctx.pool, 'all')
+  return outcome
 }
+
+const liftsThePause = new Set(['invoice.paid', 'invoice.payment_succeeded'])
 
 /** The project an event concerns: the checkout's reference, else the customer we stored for it. */
 async function projectOfEvent(tx: Executor, type: string, object: unknown): Promise<string | undefined> {
@@ -113,7 +120,10 @@ async function applyEvent(tx: Executor, projectId: string, type: string, object:
   }
 }
 
-/** Sending routes answer 403 PROJECT_DISABLED while it holds; a project disabled for another reason keeps it. */
+/**
+ * Sending routes answer 403 PROJECT_DISABLED while it holds, and the outbox holds the project's queued mail (campaigns
+ * and workflows go on queueing it) instead of dropping it. A project disabled for another reason keeps that reason.
+ */
 async function pauseSending(tx: Executor, projectId: string): Promise<void> {
   await tx.execute(sql`
     UPDATE project_billing SET payment_paused_at = coalesce(payment_paused_at, now()), updated_at = now()
@@ -121,12 +131,15 @@ async function pauseSending(tx: Executor, projectId: string): Promise<void> {
   await tx.execute(sql`
     UPDATE projects SET disabled = true, disabled_reason = ${paymentFailedReason}, updated_at = now()
     WHERE id = ${projectId} AND NOT disabled`)
+  await holdQueuedEmails(tx, [projectId])
 }
 
+/** Lifts only billing's own pause; the held mail is released unless the reputation guard still pauses it. */
 async function resumeSending(tx: Executor, projectId: string): Promise<void> {
   await tx.execute(sql`
     UPDATE project_billing SET payment_paused_at = NULL, updated_at = now() WHERE project_id = ${projectId}`)
   await tx.execute(sql`
     UPDATE projects SET disabled = false, disabled_reason = NULL, updated_at = now()
     WHERE id = ${projectId} AND disabled AND disabled_reason = ${paymentFailedReason}`)
+  await releaseHeldEmails(tx, projectId)
 }

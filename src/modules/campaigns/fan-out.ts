@@ -4,7 +4,7 @@ import { campaigns } from '../../db/schema/index.js'
 import { timeOrderedUuid } from '../../db/time-ordered-uuid.js'
 import { domainOf } from '../../mail/address.js'
 import { wakeOutbox } from '../delivery/service.js'
-import { bulkPriority, heldPriorityOffset } from '../delivery/sql.js'
+import { bulkPriority, heldPriorityOffset, sendingHeld } from '../delivery/sql.js'
 import { audienceSql } from './audience.js'
 
 /** Recipients queued per transaction: large enough for set-based speed, small enough for short locks. */
@@ -12,7 +12,7 @@ const fanOutChunkSize = 10_000
 /** The first chunk is smaller, so the outbox starts sending ~40 ms after the send instead of ~400. */
 const firstFanOutChunkSize = 1_000
 
-type ProjectSending = { slot: Date; tracking: string; paused: boolean }
+type ProjectSending = { slot: Date; tracking: string; held: boolean }
 
 /**
  * Queues the next chunk of a sending campaign's audience, in one transaction: one `INSERT … SELECT` puts an email
@@ -36,7 +36,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
     if (!campaign) return undefined
     const project = await tx.execute<ProjectSending>(sql`
       SELECT greatest(coalesce(campaign_slot_at, now()), now()) AS slot, tracking,
-        sending_paused_reason IS NOT NULL AS paused
+        ${sendingHeld(sql`projects`)} AS held
       FROM projects WHERE id = ${campaign.projectId} FOR UPDATE`)
     const sending = project.rows[0]
     if (!sending) return undefined
@@ -50,7 +50,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
     const chunkSize = campaign.fanOutContactId ? fanOutChunkSize : firstFanOutChunkSize
     const marketing = campaign.type !== 'TRANSACTIONAL'
     const tracked = sending.tracking === 'ENABLED' || (sending.tracking === 'MARKETING_ONLY' && marketing)
-    const priority = bulkPriority + (sending.paused ? heldPriorityOffset : 0)
+    const priority = bulkPriority + (sending.held ? heldPriorityOffset : 0)
     const result = await tx.execute<{ queued: number }>(sql`
       WITH batch AS MATERIALIZED (
         SELECT ${timeOrderedUuid} AS email_id, c.id, c.email, c.created_at,

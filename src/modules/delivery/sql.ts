@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, gte, inArray, lt, lte, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { executeNamed } from '../../db/named-statement.js'
 import { emailAttachments, emails } from '../../db/schema/index.js'
@@ -15,10 +15,18 @@ export const outboxChannel = 'mailroom_outbox'
 export type OutboxWake = 'urgent' | 'bulk' | 'all'
 
 /**
- * Added to the priority of a paused project's queued emails. The claim only reads priorities below it, so a
+ * Added to the priority of a held project's queued emails. The claim only reads priorities below it, so a
  * held backlog sits outside the claim's index range and costs the other projects' claims nothing.
  */
 export const heldPriorityOffset = 16_384
+
+/**
+ * Whether the outbox holds a project's mail, over the `projects` row named `project`: while it is disabled (a
+ * failed payment) or the reputation guard pauses it. Every path that queues mail reads this one condition.
+ */
+export function sendingHeld(project: SQL): SQL {
+  return sql`(${project}.disabled OR ${project}.sending_paused_reason IS NOT NULL)`
+}
 
 export type ClaimedEmail = typeof emails.$inferSelect
 
@@ -51,7 +59,7 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked, status, failed_at,
       last_error)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
-      v.priority + CASE WHEN p.sending_paused_reason IS NOT NULL THEN ${heldPriorityOffset} ELSE 0 END,
+      v.priority + CASE WHEN ${sendingHeld(sql`p`)} THEN ${heldPriorityOffset} ELSE 0 END,
       v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
       v.headers, v."messageId",
       coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false),
@@ -87,13 +95,13 @@ const emailColumnsAsKeys = sql.join(
   sql`, `,
 )
 
-// The urgent and bulk ranges, each a range scan of the claim index; emails of a project whose sending was paused
-// but that missed the priority offset (queued by a transaction that raced the pause, or retried) are left alone.
+// The urgent and bulk ranges, each a range scan of the claim index; emails of a project whose sending is held
+// but that missed the priority offset (queued by a transaction that raced the hold, or retried) are left alone.
 function dueEmails(lowest: number, beyond: number) {
   return sql`
     SELECT e.id, e.project_id, e.to_email FROM emails AS e
     WHERE e.status = 'QUEUED' AND e.priority >= ${lowest} AND e.priority < ${beyond} AND e.next_attempt_at <= now()
-      AND NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = e.project_id AND p.sending_paused_reason IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = e.project_id AND ${sendingHeld(sql`p`)})
     ORDER BY e.priority, e.next_attempt_at`
 }
 
@@ -102,8 +110,8 @@ function dueEmails(lowest: number, beyond: number) {
  * workflow emails and up to `limits.bulk` campaign ones, oldest first within each priority (the outbox claims the
  * two kinds in loops of their own, so one limit is usually 0). SKIP LOCKED lets any number of workers claim side
  * by side without waiting on each other or taking the same row. An email whose address was suppressed (a bounce
- * or a complaint) after it was queued is failed instead, with the reason. Emails of a project whose sending the
- * reputation guard paused stay QUEUED until it is resumed.
+ * or a complaint) after it was queued is failed instead, with the reason. Emails of a disabled project, or of
+ * one whose sending the reputation guard paused, stay QUEUED until it is enabled or resumed.
  */
 export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSeconds: number): Promise<Claim> {
   // Named: planning it took 0.57 ms a call, more than running it.
@@ -153,7 +161,7 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
   return { emails: claimed, withAttachments, urgent, bulk: result.rows.length - urgent }
 }
 
-/** Moves the paused projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
+/** Moves the held projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
 export async function holdQueuedEmails(db: Executor, projectIds: readonly string[]): Promise<void> {
   if (projectIds.length === 0) return
   await db
@@ -168,12 +176,22 @@ export async function holdQueuedEmails(db: Executor, projectIds: readonly string
     )
 }
 
-/** Puts a resumed project's held emails back in the claim's range, in their old order. */
+/**
+ * Puts a project's held emails back in the claim's range, in their old order, once nothing holds it any more: a
+ * project both disabled and paused keeps its mail held until both are lifted, whichever is lifted first.
+ */
 export async function releaseHeldEmails(db: Executor, projectId: string): Promise<void> {
   await db
     .update(emails)
     .set({ priority: sql`${emails.priority} - ${heldPriorityOffset}` })
-    .where(and(eq(emails.projectId, projectId), eq(emails.status, 'QUEUED'), gte(emails.priority, heldPriorityOffset)))
+    .where(
+      and(
+        eq(emails.projectId, projectId),
+        eq(emails.status, 'QUEUED'),
+        gte(emails.priority, heldPriorityOffset),
+        sql`NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = ${projectId} AND ${sendingHeld(sql`p`)})`,
+      ),
+    )
 }
 
 /**
