@@ -55,8 +55,13 @@ declare module 'fastify' {
     role?: MemberRole
     /** The path parameter naming the project, for routes under `/projects/:id` and `/users/@me/projects/:id`. */
     projectParam?: string
-    /** Sending routes refuse disabled and reputation-paused projects with 403. */
+    /** The route queues mail: a disabled project is refused with 403 PROJECT_DISABLED and nothing changes. */
     sending?: boolean
+    /**
+     * A sending route that also refuses a reputation-paused project (403 PROJECT_SENDING_PAUSED). Without it the
+     * mail is accepted and waits at the outbox until an owner resumes (docs/decisions/0005).
+     */
+    refusedWhilePaused?: boolean
   }
   interface FastifyInstance {
     routeAccess: RouteAccess[]
@@ -184,6 +189,10 @@ function checkRouteDeclaration(method: string, url: string, config: FastifyConte
   if (config.projectParam && !url.includes(`:${config.projectParam}`)) {
     throw new Error(`${where} names projectParam ${config.projectParam}, which is not in its path`)
   }
+  // The sending checks run on the project a key or X-Project-Id names, after those scopes authenticate.
+  if ((config.sending || config.refusedWhilePaused) && (config.auth === 'none' || config.auth === 'user')) {
+    throw new Error(`${where} is a sending route: declare the secret, track or project scope`)
+  }
 }
 
 export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): void {
@@ -230,13 +239,14 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
       await authenticateProjectMember(resolvers, request, session)
     } else throw invalidKey('Missing API key')
 
-    if (request.routeOptions.config.sending && request.project?.disabled) {
+    const { sending, refusedWhilePaused } = request.routeOptions.config
+    if ((sending || refusedWhilePaused) && request.project?.disabled) {
       throw new AppError(
         'PROJECT_DISABLED',
         `Sending is disabled for this project: ${request.project.disabledReason ?? 'disabled'}`,
       )
     }
-    if (request.routeOptions.config.sending && request.project?.sendingPausedReason) {
+    if (refusedWhilePaused && request.project?.sendingPausedReason) {
       throw new AppError(
         'PROJECT_SENDING_PAUSED',
         `Sending is paused for this project: ${request.project.sendingPausedReason}`,

@@ -1,6 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { campaigns, emails } from '../../src/db/schema/index.js'
+import { paymentFailedReason } from '../../src/modules/billing/webhook.js'
 import { enqueueEmails } from '../../src/modules/delivery/service.js'
 import { heldPriorityOffset } from '../../src/modules/delivery/sql.js'
 import { campaignBody, createCampaignOk } from '../campaigns/campaign-fixtures.js'
@@ -91,6 +92,19 @@ async function emailsOf(projectId: string) {
     .orderBy(asc(emails.toEmail), asc(emails.subject))
 }
 
+function disabledBody() {
+  return {
+    success: false,
+    error: {
+      code: 'PROJECT_DISABLED',
+      message: `Sending is disabled for this project: ${paymentFailedReason}`,
+      statusCode: 403,
+      requestId: expect.any(String),
+    },
+    timestamp: expect.any(String),
+  }
+}
+
 async function failPayment(customer: string) {
   const failed = stripeEvent('invoice.payment_failed', { customer, billing_reason: 'subscription_cycle' })
   expect((await signedWebhook(server, failed)).statusCode).toBe(200)
@@ -100,6 +114,7 @@ describe('a project disabled by a failed payment sends nothing until a paid invo
   let owner: Account
   let from: string
   let customer: string
+  let draftId: string
   let scheduledId: string
   let workflowId: string
   const ann = recipient('ann')
@@ -110,6 +125,7 @@ describe('a project disabled by a failed payment sends nothing until a paid invo
     customer = await completeCheckout(server, owner)
     await createContact(server, owner, { email: ann, data: { name: 'Ann' } })
     await createContact(server, owner, { email: bob, data: { name: 'Bob' } })
+    draftId = (await createCampaignOk(server, owner, campaignBody(from, { subject: 'Draft news' }))).id
     scheduledId = (await createCampaignOk(server, owner, campaignBody(from, { subject: 'Scheduled news' }))).id
     const later = new Date(Date.now() + 3_600_000).toISOString()
     const schedule = await callAs(server, owner)('POST', `/campaigns/${scheduledId}/send`, { scheduledFor: later })
@@ -133,6 +149,41 @@ describe('a project disabled by a failed payment sends nothing until a paid invo
     await failPayment(customer)
   })
   beforeEach(() => sink.reset())
+
+  it('every API call that would send answers 403 PROJECT_DISABLED and changes nothing', async () => {
+    const session = { cookie: owner.cookie, 'x-project-id': owner.project.id }
+    const refused = [
+      await sendAs(owner, from, recipient('refused')),
+      await callAs(server, owner)('POST', `/campaigns/${draftId}/send`),
+      await server.app.inject({ method: 'POST', url: `/campaigns/${draftId}/send`, headers: session }),
+      await callAs(server, owner)('POST', `/campaigns/${scheduledId}/send`),
+      await callAs(server, owner)('POST', `/campaigns/${draftId}/send`, {
+        scheduledFor: new Date(Date.now() + 60_000).toISOString(),
+      }),
+      await callAs(server, owner)('POST', `/campaigns/${draftId}/test`, { email: owner.email }),
+      await server.app.inject({
+        method: 'POST',
+        url: `/campaigns/${draftId}/test`,
+        headers: session,
+        payload: { email: owner.email },
+      }),
+    ]
+    for (const response of refused) {
+      expect(response.statusCode, response.body).toBe(403)
+      expect(response.json()).toEqual(disabledBody())
+    }
+    expect((await emailsOf(owner.project.id)).map((email) => email.subject)).toEqual(['Early receipt'])
+    const [draft, scheduled] = await Promise.all(
+      [draftId, scheduledId].map(async (id) => {
+        const [row] = await server.ctx.db.select().from(campaigns).where(eq(campaigns.id, id))
+        return row
+      }),
+    )
+    expect(draft).toMatchObject({ status: 'DRAFT', sentAt: null, scheduledFor: null })
+    expect(scheduled).toMatchObject({ status: 'SCHEDULED', sentAt: null })
+    // Reading is still allowed.
+    expect((await callAs(server, owner)('GET', `/campaigns/${draftId}`)).statusCode).toBe(200)
+  })
 
   it('mail of its workflows, scheduled campaigns and earlier sends is kept at the outbox: none reaches the sink', async () => {
     await server.ctx.db.execute(sql`UPDATE emails SET next_attempt_at = now() WHERE project_id = ${owner.project.id}`)

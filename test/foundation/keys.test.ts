@@ -130,4 +130,13 @@ describe('routes', () => {
       startTestServer({ worker: false, routes: (app) => app.get('/open', async () => ({})) }),
     ).rejects.toThrow('Route GET /open declares no auth scope')
   })
+
+  it('a sending route must name a project scope, so the disabled check has a project to read', async () => {
+    await expect(
+      startTestServer({
+        worker: false,
+        routes: (app) => app.post('/mail', { config: { auth: 'user', sending: true } }, async () => ({})),
+      }),
+    ).rejects.toThrow('Route POST /mail is a sending route: declare the secret, track or project scope')
+  })
 })

@@ -42,6 +42,8 @@ const done = (message: string) => ({ success: true as const, message })
 /** Single-campaign answers use Plunk's `{success, data}` envelope (plunk-compat.md §1.2); the list does not. */
 export function registerCampaignRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
+  // Sending now or later, and test sends: a disabled project is refused (a paused one's mail waits at the outbox).
+  const sending = { config: { ...route.config, sending: true } }
   const tags = ['campaigns']
   const params = campaignIdParams
 
@@ -102,7 +104,7 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/campaigns/:id/send',
-    { ...route, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
+    { ...sending, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
     async (request) => {
       const projectId = projectOf(request)
       const { message } = await sendCampaign(ctx, projectId, request.params.id, request.body?.scheduledFor)
@@ -122,7 +124,7 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/campaigns/:id/test',
-    { ...route, schema: { tags, params, body: campaignTestBody, response: { 200: successMessage } } },
+    { ...sending, schema: { tags, params, body: campaignTestBody, response: { 200: successMessage } } },
     async (request) => {
       const email = await sendCampaignTest(ctx, projectOf(request), request.params.id, request.body.email)
       return done(`Test email sent to ${email}`)

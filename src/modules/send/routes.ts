@@ -14,7 +14,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/v1/send',
     {
-      config: { auth: 'secret', sending: true },
+      config: { auth: 'secret', sending: true, refusedWhilePaused: true },
       bodyLimit: sendBodyLimitBytes,
       schema: {
         tags: ['public API'],
