@@ -34,6 +34,7 @@ describe('GET /projects/:id/setup-state', () => {
       firstContact: false,
       firstCampaign: false,
       firstWorkflow: false,
+      hasSubscription: false,
     }
     expect(await state()).toEqual(none)
 

@@ -214,6 +214,70 @@ describe('the billing webhook', () => {
     })
   })
 
+  it("the project record, setup-state and consumption show the subscription and its status; others' are unchanged", async () => {
+    const account = await createAccount(server)
+    const other = await createAccount(server)
+    // The other user is also a member of the subscribing project: its list shows both, each with its own billing.
+    await server.ctx.db.execute(
+      sql`INSERT INTO memberships (project_id, user_id, role) VALUES (${account.project.id}, ${other.userId}, 'MEMBER')`,
+    )
+    const view = async (viewer: Account, projectId: string) => {
+      const response = await server.app.inject({
+        method: 'GET',
+        url: '/users/@me/projects',
+        headers: { cookie: viewer.cookie },
+      })
+      expect(response.statusCode).toBe(200)
+      const project = response.json<Record<string, unknown>[]>().find((entry) => entry.id === projectId)
+      const setup = await server.app.inject({
+        method: 'GET',
+        url: `/projects/${projectId}/setup-state`,
+        headers: { cookie: viewer.cookie },
+      })
+      const consumption = await billingCall(server, viewer)('GET', 'billing-consumption', undefined, projectId)
+      return {
+        record: {
+          customer: project?.customer,
+          subscription: project?.subscription,
+          status: project?.subscriptionStatus,
+        },
+        hasSubscription: setup.json().data.hasSubscription,
+        consumption: consumption.json().subscription,
+      }
+    }
+    const none = {
+      record: { customer: null, subscription: null, status: null },
+      hasSubscription: false,
+      consumption: { status: null, paymentPaused: false },
+    }
+    expect(await view(account, account.project.id)).toEqual(none)
+
+    const customer = await subscribe(account)
+    const subscription = `sub_${account.project.id.slice(0, 8)}`
+    const subscribed = (status: string, hasSubscription: boolean) => ({
+      record: { customer, subscription, status },
+      hasSubscription,
+      consumption: { status, paymentPaused: false },
+    })
+    expect(await view(account, account.project.id)).toEqual(subscribed('active', true))
+    expect(await view(other, account.project.id)).toEqual(subscribed('active', true))
+    expect(await view(other, other.project.id)).toEqual(none)
+
+    for (const status of ['past_due', 'canceled']) {
+      await signedWebhook(stripeEvent('customer.subscription.updated', { id: subscription, customer, status }))
+      expect(await view(account, account.project.id)).toEqual(subscribed(status, status !== 'canceled'))
+      expect(await view(other, other.project.id)).toEqual(none)
+    }
+    // The new record is what create, update and key rotation answer too.
+    const renamed = await server.app.inject({
+      method: 'PATCH',
+      url: `/users/@me/projects/${account.project.id}`,
+      headers: { cookie: account.cookie },
+      payload: { name: 'Renamed' },
+    })
+    expect(renamed.json()).toMatchObject({ customer, subscription, subscriptionStatus: 'canceled' })
+  })
+
   it('a forged, unsigned or altered webhook is refused with 400 and changes nothing', async () => {
     const account = await createAccount(server)
     const event = stripeEvent('checkout.session.completed', {

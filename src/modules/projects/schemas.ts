@@ -25,6 +25,11 @@ export const projectView = z.object({
   disabledReason: z.string().nullable(),
   tracking: trackingMode,
   role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
+  /** Plunk's names: the Stripe customer and subscription ids, null until a checkout completes. */
+  customer: z.string().nullable(),
+  subscription: z.string().nullable(),
+  /** Stripe's status of the subscription (`active`, `past_due`, `canceled`, ...) as its webhooks last reported it. */
+  subscriptionStatus: z.string().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 })

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { allOk, createBatcher } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
-import { memberships, projects } from '../../db/schema/index.js'
+import { memberships, projectBilling, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { AuthProject } from '../../http/auth.js'
 import { generateProjectKeys } from './keys.js'
@@ -23,8 +23,20 @@ const viewColumns = {
   secret: projects.secretKey,
   tracking: projects.tracking,
   role: memberships.role,
+  customer: projectBilling.stripeCustomerId,
+  subscription: projectBilling.stripeSubscriptionId,
+  subscriptionStatus: projectBilling.subscriptionStatus,
   createdAt: projects.createdAt,
   updatedAt: projects.updatedAt,
+}
+
+/** The projects a user belongs to, as their record shows them: keys, role and billing (absent: no row yet). */
+function selectProjectViews(db: Executor, userId: string) {
+  return db
+    .select(viewColumns)
+    .from(projects)
+    .innerJoin(memberships, and(eq(memberships.projectId, projects.id), eq(memberships.userId, userId)))
+    .leftJoin(projectBilling, eq(projectBilling.projectId, projects.id))
 }
 
 export type KeyLookup = { kind: 'public' | 'secret'; key: string }
@@ -78,12 +90,7 @@ export async function findMemberProject(
 }
 
 export async function listUserProjects(db: Executor, userId: string): Promise<ProjectView[]> {
-  return db
-    .select(viewColumns)
-    .from(projects)
-    .innerJoin(memberships, eq(memberships.projectId, projects.id))
-    .where(eq(memberships.userId, userId))
-    .orderBy(projects.createdAt)
+  return selectProjectViews(db, userId).orderBy(projects.createdAt)
 }
 
 async function getUserProject(
@@ -92,11 +99,7 @@ async function getUserProject(
   projectId: string,
   roles: readonly Role[],
 ): Promise<ProjectView> {
-  const [project] = await db
-    .select(viewColumns)
-    .from(projects)
-    .innerJoin(memberships, eq(memberships.projectId, projects.id))
-    .where(and(eq(projects.id, projectId), eq(memberships.userId, userId)))
+  const [project] = await selectProjectViews(db, userId).where(eq(projects.id, projectId))
   if (!project) throw notFound('Project')
   if (!roles.includes(project.role)) {
     throw new AppError('FORBIDDEN', `Only a project ${roles.join(' or ').toLowerCase()} can do this`)
