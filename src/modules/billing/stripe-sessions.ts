@@ -5,6 +5,7 @@ import type { Executor } from '../../db/client.js'
 import { AppError } from '../../errors.js'
 import type { BillingInvoicesView } from './schemas.js'
 import { stripeClient } from './stripe-client.js'
+import { activeSubscriptionStatuses } from './subscription-statuses.js'
 
 type CustomerRow = {
   stripe_customer_id: string | null
@@ -19,7 +20,7 @@ async function billingRow(db: Executor, projectId: string): Promise<CustomerRow 
   return result.rows[0]
 }
 
-const activeStatuses = new Set(['active', 'trialing', 'past_due'])
+const activeStatuses = new Set(activeSubscriptionStatuses)
 
 /**
  * A Stripe Checkout session selling the subscription to this project; the webhook's `checkout.session.completed`

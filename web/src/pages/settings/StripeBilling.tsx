@@ -4,6 +4,7 @@ import { api } from '../../api/client'
 import type { BillingConsumption, BillingInvoices, Project, SessionUrl } from '../../api/types'
 import { ErrorAlert, QueryState } from '../../components/states'
 import { canAdminister } from './roles'
+import { canSubscribe, SubscriptionStatus } from './SubscriptionStatus'
 
 function money(minor: number, currency: string): string {
   return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(minor / 100)
@@ -28,14 +29,11 @@ export function StripeBilling({ project, consumption }: { project: Project; cons
       <Title order={2} size="h4" mb="xs" id="billing-subscription">
         Subscription
       </Title>
-      <Text size="sm" mb="sm">
-        Status: {subscription?.status ?? 'no subscription'}
-        {subscription?.paymentPaused && ' — sending is paused until the unpaid invoice is paid.'}
-      </Text>
+      <SubscriptionStatus subscription={subscription} />
       {open.isError && <ErrorAlert error={open.error} title="Stripe could not be opened" />}
       {canAdminister(project) && (
         <Group mb="md">
-          {!subscription?.status && (
+          {canSubscribe(subscription) && (
             <Button loading={open.isPending && open.variables === 'checkout'} onClick={() => open.mutate('checkout')}>
               Subscribe
             </Button>
