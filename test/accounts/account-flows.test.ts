@@ -217,4 +217,13 @@ describe('sessions', () => {
     })
     expect(project.statusCode).toBe(401)
   })
+
+  it('POST /auth/logout ends the session and clears the cookie, as GET does', async () => {
+    const account = await createAccount(server)
+    const out = await server.app.inject({ method: 'POST', url: '/auth/logout', headers: { cookie: account.cookie } })
+    expect(out.statusCode).toBe(200)
+    expect(out.json()).toEqual({ success: true })
+    expect(String(out.headers['set-cookie'])).toMatch(/^mailroom_session=;.*Expires=Thu, 01 Jan 1970/)
+    expect((await me(account.cookie)).statusCode).toBe(401)
+  })
 })

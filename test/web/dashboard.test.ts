@@ -89,7 +89,10 @@ suite(name, { timeout }, () => {
     const { page, server } = session
     const email = uniqueEmail()
     await openNewProject(page, server.url, email, 'Session')
+    // POST, which another site cannot make with the SameSite=Lax cookie (GET is kept for the spec's clients).
+    const logout = page.waitForRequest((request) => new URL(request.url()).pathname === '/auth/logout')
     await page.getByRole('button', { name: 'Log out' }).click()
+    expect((await logout).method()).toBe('POST')
     await page.waitForURL('**/app/login')
 
     await page.goto(appUrl(server.url, '/contacts'))

@@ -52,11 +52,18 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
     },
   )
 
-  app.get('/auth/logout', { config: { auth: 'none' }, schema: { tags } }, async (request, reply) => {
-    const token = request.cookies[sessionCookieName]
-    const session = token ? await readSessionToken(ctx.config.secret, token) : undefined
-    if (session) await endSession(ctx.db, session.sessionId)
-    return reply.clearCookie(sessionCookieName, { path: '/' }).send({ success: true })
+  // GET is the spec's; the dashboard uses POST, which another site cannot trigger with the (SameSite=Lax) cookie.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/auth/logout',
+    config: { auth: 'none' },
+    schema: { tags },
+    handler: async (request, reply) => {
+      const token = request.cookies[sessionCookieName]
+      const session = token ? await readSessionToken(ctx.config.secret, token) : undefined
+      if (session) await endSession(ctx.db, session.sessionId)
+      return reply.clearCookie(sessionCookieName, { path: '/' }).send({ success: true })
+    },
   })
 
   app.post(

@@ -57,7 +57,7 @@ function ProjectFrame({ user }: { user: User }) {
 
   const select = (id: string) => rememberProjectId(id)
   const logout = async () => {
-    await api('/auth/logout')
+    await api('/auth/logout', { method: 'POST' })
     rememberProjectId(undefined)
     queryClient.clear()
     navigate('/login', { replace: true })
