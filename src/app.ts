@@ -9,6 +9,8 @@ import type { AppContext } from './context.js'
 import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
 import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
+import { createFailedAuthLimit } from './http/failed-auth-limit.js'
+import { memoryFailureCounter, redisFailureCounter } from './http/failure-counter.js'
 import { connectRateLimitStore, registerRateLimit } from './http/rate-limit.js'
 import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
@@ -95,14 +97,23 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
 
-  registerAuth(app, {
-    findProjectByKey: batchedKeyLookup(ctx.db),
-    findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
-    sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
-    requireEmailVerification: ctx.config.requireEmailVerification,
-  })
   const redis = ctx.config.redisUrl ? await connectRateLimitStore(ctx.config.redisUrl, ctx.log) : undefined
   if (redis) app.addHook('onClose', async () => void redis.disconnect())
+  const failedAuthLimit = createFailedAuthLimit({
+    maxPerMinute: ctx.config.failedAuthLimitPerMinute,
+    counter: redis ? redisFailureCounter(redis, 'mailroom-failed-auth:') : memoryFailureCounter(),
+    log: ctx.log,
+  })
+  registerAuth(
+    app,
+    {
+      findProjectByKey: batchedKeyLookup(ctx.db),
+      findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
+      sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
+      requireEmailVerification: ctx.config.requireEmailVerification,
+    },
+    failedAuthLimit,
+  )
   await registerRateLimit(app, { maxPerMinute: ctx.config.rateLimitPerMinute, redis })
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())

@@ -77,6 +77,7 @@ const environmentSchema = z.object({
     .default(24),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   REPUTATION_GUARD: booleanFlag.default(true),
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
@@ -194,6 +195,8 @@ export type Config = Readonly<{
   rateLimitPerMinute: number
   /** Login and signup attempts per client address, against password guessing. */
   authRateLimitPerMinute: number
+  /** Requests with a wrong API key per client address before the address is answered 429 for the minute. */
+  failedAuthLimitPerMinute: number
   /** The reputation guard: pause a project's sending when its 7-day rates reach these (docs/decisions/0005). */
   reputation: Readonly<{
     enabled: boolean
@@ -364,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     attachmentsMaxBytes: values.ATTACHMENTS_MAX_BYTES,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
+    failedAuthLimitPerMinute: values.FAILED_AUTH_LIMIT_PER_MINUTE,
     reputation: Object.freeze({
       enabled: values.REPUTATION_GUARD,
       bounceRatePercent: values.REPUTATION_BOUNCE_RATE_PERCENT,

@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.js'
+import type { FailedAuthLimit } from './failed-auth-limit.js'
 import { type MemberRole, roleAtLeast } from './roles.js'
 
 /**
@@ -86,9 +87,7 @@ function invalidKey(message: string): AppError {
   })
 }
 
-function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization
-  if (!header) return undefined
+function bearerToken(header: string): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match?.[1]) throw invalidKey('Authorization header must be "Bearer <API key>"')
   return match[1]
@@ -195,7 +194,7 @@ function checkRouteDeclaration(method: string, url: string, config: FastifyConte
   }
 }
 
-export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): void {
+export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers, failedAuthLimit: FailedAuthLimit): void {
   app.decorateRequest('project', null)
   app.decorateRequest('userId', null)
   app.decorateRequest('sessionId', null)
@@ -217,7 +216,7 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
     }
   })
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const { auth: scope, projectParam } = request.routeOptions.config
     if (!scope || scope === 'none') return
     if (scope === 'user') {
@@ -226,9 +225,12 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers): vo
       if (projectParam) await authenticateProjectMember(resolvers, request, session)
       return
     }
-    const token = bearerToken(request)
-    if (token) {
-      await authenticateKey(resolvers, request, token, scope === 'track' ? ['public', 'secret'] : ['secret'])
+    const header = request.headers.authorization
+    if (header) {
+      const allowed = scope === 'track' ? (['public', 'secret'] as const) : (['secret'] as const)
+      await failedAuthLimit.guard(request, reply, () =>
+        authenticateKey(resolvers, request, bearerToken(header), allowed),
+      )
       const fromPath = projectParam ? projectIdFromPath(request, projectParam) : undefined
       if (fromPath && fromPath !== request.project?.id) {
         throw new AppError('NOT_FOUND', 'Project not found')

@@ -22,6 +22,14 @@ describe('process settings', () => {
     expect(loadConfig({ ...base, COMPOSE_THREADS: '3' }).composeThreads).toBe(3)
   })
 
+  it('refuses wrong API keys beyond 20 per minute per address by default; FAILED_AUTH_LIMIT_PER_MINUTE sets it', () => {
+    expect(loadConfig(base).failedAuthLimitPerMinute).toBe(20)
+    expect(loadConfig({ ...base, FAILED_AUTH_LIMIT_PER_MINUTE: '100' }).failedAuthLimitPerMinute).toBe(100)
+    for (const value of ['0', '-1', '2.5', 'many']) {
+      expect(refusal({ FAILED_AUTH_LIMIT_PER_MINUTE: value })).toMatch(/^FAILED_AUTH_LIMIT_PER_MINUTE: /)
+    }
+  })
+
   it('refuses a negative, fractional or non-numeric thread count, naming the variable', () => {
     for (const value of ['-1', '1.5', 'two']) expect(refusal({ COMPOSE_THREADS: value })).toMatch(/^COMPOSE_THREADS: /)
   })
