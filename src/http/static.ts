@@ -1,9 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import helmet from '@fastify/helmet'
 import fastifyStatic from '@fastify/static'
 import type { FastifyReply } from 'fastify'
 import { notFound } from '../errors.js'
 import type { App } from './app-type.js'
+import { dashboardHeaders } from './dashboard-headers.js'
 
 /** Where the dashboard is served; under a prefix so its pages never shadow API routes such as GET /contacts. */
 export const dashboardPath = '/app/'
@@ -17,6 +19,12 @@ export const defaultWebRoot = fileURLToPath(new URL('../../web/dist', import.met
  * Without a build (running from the sources) the dashboard routes answer a 404 that says how to build it.
  */
 export async function registerDashboard(app: App, root = defaultWebRoot): Promise<void> {
+  // Its own plugin scope, so the security headers go on the dashboard's answers only.
+  await app.register(async (scope) => serveDashboard(scope, root))
+}
+
+async function serveDashboard(app: App, root: string): Promise<void> {
+  await app.register(helmet, dashboardHeaders)
   const built = existsSync(`${root}/index.html`)
   // Only files present at start are served, so a request path never reaches the file system unchecked.
   const files = built

@@ -78,6 +78,15 @@ const settled = `document.getAnimations().every((animation) =>
     return true
   })`
 
+/**
+ * Resolves once the page has settled, checked on every frame. Not page.waitForFunction: it evals its predicate in
+ * the page, which the dashboard's Content-Security-Policy (script-src 'self') refuses, as it should.
+ */
+const untilSettled = `new Promise((resolve) => {
+  const check = () => (${settled}) ? resolve(true) : requestAnimationFrame(check)
+  check()
+})`
+
 /** From now on, notes in the page whether a CSS transition or animation starts (a toast closing by itself, say). */
 const watchMotion = `(() => {
   window.mailroomAuditMoved = false
@@ -90,7 +99,7 @@ const watchMotion = `(() => {
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
-    await page.waitForFunction(settled)
+    await page.evaluate(untilSettled)
     await page.evaluate(watchMotion)
     // The email previews are sandboxed frames without scripts: the user's HTML, not the dashboard, and axe cannot
     // run inside them (waiting for an answer from one stalled the audit), so they are left out.

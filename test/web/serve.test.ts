@@ -31,6 +31,33 @@ describe('serving the dashboard', () => {
     }
   })
 
+  it('sends a Content-Security-Policy, frame and referrer protection with every dashboard answer', async () => {
+    const script = readdirSync(assets).find((file) => /^index-.*\.js$/.test(file))
+    for (const url of ['/', '/app/', '/app/contacts', `/app/assets/${script}`, '/app/assets/missing.js']) {
+      const { headers } = await get(url)
+      const policy = String(headers['content-security-policy'])
+      expect(policy, url).toContain("frame-ancestors 'none'")
+      expect(policy, url).toContain("default-src 'self'")
+      expect(policy, url).toContain("script-src 'self';")
+      expect(policy, url).not.toContain('upgrade-insecure-requests')
+      expect(headers['x-frame-options'], url).toBe('DENY')
+      expect(headers['referrer-policy'], url).toBe('no-referrer')
+      expect(headers['x-content-type-options'], url).toBe('nosniff')
+      expect(headers['strict-transport-security'], url).toBeUndefined()
+    }
+  })
+
+  it('serves the shell with no inline script, which the policy would block', async () => {
+    const shell = (await get('/app/')).body
+    for (const tag of shell.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\ssrc="\/app\/assets\//)
+  })
+
+  it('keeps the dashboard headers off API answers', async () => {
+    const response = await get('/config')
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-security-policy']).toBeUndefined()
+  })
+
   it('serves the hashed bundles as immutable files', async () => {
     const script = readdirSync(assets).find((file) => /^index-.*\.js$/.test(file))
     const response = await get(`/app/assets/${script}`)
