@@ -107,7 +107,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerAuth(
     app,
     {
-      findProjectByKey: batchedKeyLookup(ctx.db),
+      findProjectByKey: batchedKeyLookup(ctx.db, ctx.config.secret),
       findMemberProject: (userId, projectId) => findMemberProject(ctx.db, userId, projectId),
       sessionFromToken: (token) => findSession(ctx.db, ctx.config.secret, token),
       requireEmailVerification: ctx.config.requireEmailVerification,

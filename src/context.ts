@@ -6,6 +6,7 @@ import { type Boss, startBoss } from './jobs/boss.js'
 import type { Logger } from './logger.js'
 import { registerDatabaseGauges } from './modules/metrics/database-gauges.js'
 import { createMetrics, type Metrics } from './modules/metrics/registry.js'
+import { checkKeysOpen, sealPlaintextKeys } from './modules/projects/seal-plaintext-keys.js'
 
 /** Everything a request handler or a job needs, built once per process and passed down. */
 export type AppContext = {
@@ -31,6 +32,9 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
   const database = connectDatabase(url)
   try {
     await migrateDatabase(database.pool)
+    const sealed = await sealPlaintextKeys(database.db, config.secret)
+    if (sealed > 0) log.info({ projects: sealed }, 'sealed the plaintext API keys of projects made before 0020')
+    await checkKeysOpen(database.db, config.secret)
     const { jobHeartbeatSeconds } = config.crashRecovery
     const boss = await startBoss(url, log, { worker: role !== 'api', jobHeartbeatSeconds })
     const metrics = createMetrics(config)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -8,7 +9,7 @@ import { type AppContext, createAppContext } from '../../src/context.js'
 import { projects } from '../../src/db/schema/index.js'
 import { createLogger } from '../../src/logger.js'
 import { createDomain } from '../../src/modules/domains/service.js'
-import { generateProjectKeys } from '../../src/modules/projects/keys.js'
+import { generateProjectKeys, storeProjectKeys } from '../../src/modules/projects/keys.js'
 import { createJobQueues, startWorker } from '../../src/worker.js'
 import { openOwnDatabase } from './own-database.js'
 
@@ -49,12 +50,14 @@ export async function startInProcessServer(env: Record<string, string>): Promise
 
 /** A new project whose sender domain `domain` is verified, as if its DNS records had been published. */
 export async function addSendingProject(ctx: AppContext, name: string, domain: string) {
+  const id = randomUUID()
+  const keys = generateProjectKeys()
   const [project] = await ctx.db
     .insert(projects)
-    .values({ name, ...generateProjectKeys() })
+    .values({ id, name, ...storeProjectKeys(ctx.config.secret, id, keys) })
     .returning()
   if (!project) throw new Error('no project')
   const added = await createDomain(ctx.db, ctx.config, project.id, { domain })
   await ctx.db.execute(sql`UPDATE domains SET status = 'VERIFIED', verified_at = now() WHERE id = ${added.id}`)
-  return project
+  return { ...project, ...keys }
 }

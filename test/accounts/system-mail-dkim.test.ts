@@ -59,7 +59,7 @@ describe('account emails over a real transport', () => {
     const other = await createAccount(setup.server)
     const pending = await addDomain(setup.server, other, 'pending.mailroom-operator.test')
     const { db } = setup.server.ctx
-    const system = await systemProjectId(db)
+    const system = await systemProjectId(db, setup.server.config.secret)
     expect(await getSigningKey(db, setup.server.config, system, pending.domain)).toBeUndefined()
     expect(await getSigningKey(db, setup.server.config, system, systemDomain)).toMatchObject({
       selector: verified.dkimSelector,

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emails, projects } from '../../src/db/schema/index.js'
+import { revealProjectKeys } from '../../src/modules/projects/keys.js'
 import { eventually } from '../helpers/emails.js'
 import { bearer, createAccount, sessionCookie, uniqueEmail } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -44,7 +45,7 @@ describe('system mail', () => {
     const account = await createAccount(server)
     await waitForSystemEmail(server, account.email)
     const [system] = await server.ctx.db
-      .select({ id: projects.id, publicKey: projects.publicKey, secretKey: projects.secretKey })
+      .select({ id: projects.id, publicKeySealed: projects.publicKeySealed, secretKeySealed: projects.secretKeySealed })
       .from(projects)
       .where(eq(projects.system, true))
     if (!system) throw new Error('no system project')
@@ -63,7 +64,9 @@ describe('system mail', () => {
     })
     expect(asMember.statusCode).toBe(404)
 
-    for (const key of [system.secretKey, system.publicKey]) {
+    const keys = revealProjectKeys(server.config.secret, system.id, system)
+    expect(keys.secretKey).toMatch(/^system_sk_/)
+    for (const key of [keys.secretKey, keys.publicKey]) {
       const withKey = await server.app.inject({ method: 'GET', url: '/mailbox', headers: bearer(key) })
       expect(withKey.statusCode).toBe(401)
       expect(withKey.json().error.code).toBe('INVALID_API_KEY')

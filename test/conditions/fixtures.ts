@@ -4,7 +4,6 @@ import type { PreparedCondition } from '../../src/conditions/prepare.js'
 import type { ConditionTree } from '../../src/conditions/tree.js'
 import { connectDatabase, type Database, type DatabaseHandle } from '../../src/db/client.js'
 import { contacts, emails, events, projects } from '../../src/db/schema/index.js'
-import { generateProjectKeys } from '../../src/modules/projects/keys.js'
 import { createTestDatabase } from '../helpers/database.js'
 
 /** The moment every case is evaluated at, so "within" and "older than" cases never straddle a boundary. */
@@ -20,10 +19,7 @@ export async function openDatabase(): Promise<DatabaseHandle> {
 }
 
 export async function createProject(db: Database, name = 'Conditions'): Promise<string> {
-  const [project] = await db
-    .insert(projects)
-    .values({ name, ...generateProjectKeys() })
-    .returning({ id: projects.id })
+  const [project] = await db.insert(projects).values({ name }).returning({ id: projects.id })
   if (!project) throw new Error('no project')
   return project.id
 }

@@ -35,8 +35,18 @@ export const projects = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     name: text().notNull(),
-    publicKey: text().notNull().unique(),
-    secretKey: text().notNull().unique(),
+    /**
+     * API keys (docs/decisions/0019): the HMAC of each finds the project a request's key belongs to; the sealed
+     * key is shown to the project's members. Null only in rows written before 0020, until the next start seals
+     * their plaintext (modules/projects/seal-plaintext-keys.ts).
+     */
+    publicKeyHash: text().unique(),
+    secretKeyHash: text().unique(),
+    publicKeySealed: text(),
+    secretKeySealed: text(),
+    /** The plaintext keys of rows written before 0020; sealed and cleared at start, so null everywhere after. */
+    publicKey: text(),
+    secretKey: text(),
     disabled: boolean().notNull().default(false),
     disabledReason: text(),
     tracking: trackingMode().notNull().default('MARKETING_ONLY'),

@@ -24,25 +24,26 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/users/@me/projects',
     { ...route, schema: { tags, response: { 200: z.array(projectView) } } },
-    async (request) => listUserProjects(ctx.db, userOf(request)),
+    async (request) => listUserProjects(ctx.db, ctx.config.secret, userOf(request)),
   )
 
   app.post(
     '/users/@me/projects',
     { ...route, schema: { tags, body: projectCreate, response: { 201: projectView } } },
-    async (request, reply) => reply.code(201).send(await createProject(ctx.db, userOf(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await createProject(ctx.db, ctx.config.secret, userOf(request), request.body)),
   )
 
   app.patch(
     '/users/@me/projects/:id',
     { ...admin, schema: { tags, params: projectIdParams, body: projectUpdate, response: { 200: projectView } } },
-    async (request) => updateProject(ctx.db, userOf(request), request.params.id, request.body),
+    async (request) => updateProject(ctx.db, ctx.config.secret, userOf(request), request.params.id, request.body),
   )
 
   app.post(
     '/users/@me/projects/:id/regenerate-keys',
     { ...admin, schema: { tags, params: projectIdParams, response: { 200: projectView } } },
-    async (request) => regenerateProjectKeys(ctx.db, userOf(request), request.params.id),
+    async (request) => regenerateProjectKeys(ctx.db, ctx.config.secret, userOf(request), request.params.id),
   )
 
   app.post(

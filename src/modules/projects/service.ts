@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import { allOk, createBatcher } from '../../db/batcher.js'
 import type { Database, Executor } from '../../db/client.js'
 import { memberships, projectBilling, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { AuthProject } from '../../http/auth.js'
-import { generateProjectKeys } from './keys.js'
+import { generateProjectKeys, keyLookupHash, revealProjectKeys, storeProjectKeys } from './keys.js'
 import type { ProjectCreate, ProjectUpdate, ProjectView } from './schemas.js'
 
 type Role = ProjectView['role']
@@ -19,8 +20,8 @@ const authColumns = {
 
 const viewColumns = {
   ...authColumns,
-  public: projects.publicKey,
-  secret: projects.secretKey,
+  publicKeySealed: projects.publicKeySealed,
+  secretKeySealed: projects.secretKeySealed,
   tracking: projects.tracking,
   role: memberships.role,
   customer: projectBilling.stripeCustomerId,
@@ -39,26 +40,38 @@ function selectProjectViews(db: Executor, userId: string) {
     .leftJoin(projectBilling, eq(projectBilling.projectId, projects.id))
 }
 
+type ViewRow = Omit<ProjectView, 'public' | 'secret'> & {
+  publicKeySealed: string | null
+  secretKeySealed: string | null
+}
+
+function toProjectView(secret: string, { publicKeySealed, secretKeySealed, ...row }: ViewRow): ProjectView {
+  const keys = revealProjectKeys(secret, row.id, { publicKeySealed, secretKeySealed })
+  return { ...row, public: keys.publicKey, secret: keys.secretKey }
+}
+
 export type KeyLookup = { kind: 'public' | 'secret'; key: string }
 
 /** Many key lookups in one statement (the auth batcher's), results in input order. Keys are never cached. */
 export async function findProjectsByKeys(
   db: Executor,
+  secret: string,
   lookups: readonly KeyLookup[],
 ): Promise<(AuthProject | undefined)[]> {
-  const keysOf = (kind: KeyLookup['kind']) => lookups.filter((lookup) => lookup.kind === kind).map(({ key }) => key)
+  const hashed = lookups.map(({ kind, key }) => ({ kind, hash: keyLookupHash(secret, key) }))
+  const hashesOf = (kind: KeyLookup['kind']) => hashed.filter((lookup) => lookup.kind === kind).map(({ hash }) => hash)
   const rows = await db
-    .select({ ...authColumns, publicKey: projects.publicKey, secretKey: projects.secretKey })
+    .select({ ...authColumns, publicKeyHash: projects.publicKeyHash, secretKeyHash: projects.secretKeyHash })
     .from(projects)
     .where(
-      sql`${projects.publicKey} = ANY(${sql.param(keysOf('public'))}::text[]) OR ${projects.secretKey} = ANY(${sql.param(keysOf('secret'))}::text[])`,
+      sql`${projects.publicKeyHash} = ANY(${sql.param(hashesOf('public'))}::text[]) OR ${projects.secretKeyHash} = ANY(${sql.param(hashesOf('secret'))}::text[])`,
     )
-  const byKey = new Map<string, AuthProject>()
-  for (const { publicKey, secretKey, ...project } of rows) {
-    byKey.set(`public:${publicKey}`, project)
-    byKey.set(`secret:${secretKey}`, project)
+  const byHash = new Map<string, AuthProject>()
+  for (const { publicKeyHash, secretKeyHash, ...project } of rows) {
+    byHash.set(`public:${publicKeyHash}`, project)
+    byHash.set(`secret:${secretKeyHash}`, project)
   }
-  return lookups.map(({ kind, key }) => byKey.get(`${kind}:${key}`))
+  return hashed.map(({ kind, hash }) => byHash.get(`${kind}:${hash}`))
 }
 
 /**
@@ -67,11 +80,12 @@ export async function findProjectsByKeys(
  */
 export function batchedKeyLookup(
   db: Executor,
+  secret: string,
 ): (kind: KeyLookup['kind'], key: string) => Promise<AuthProject | undefined> {
   const lookup = createBatcher<KeyLookup, AuthProject | undefined>({
     maxSize: 256,
     maxInFlight: 2,
-    run: async (items) => allOk(await findProjectsByKeys(db, items)),
+    run: async (items) => allOk(await findProjectsByKeys(db, secret, items)),
   })
   return (kind, key) => lookup({ kind, key })
 }
@@ -89,12 +103,14 @@ export async function findMemberProject(
   return project
 }
 
-export async function listUserProjects(db: Executor, userId: string): Promise<ProjectView[]> {
-  return selectProjectViews(db, userId).orderBy(projects.createdAt)
+export async function listUserProjects(db: Executor, secret: string, userId: string): Promise<ProjectView[]> {
+  const rows = await selectProjectViews(db, userId).orderBy(projects.createdAt)
+  return rows.map((row) => toProjectView(secret, row))
 }
 
 async function getUserProject(
   db: Executor,
+  secret: string,
   userId: string,
   projectId: string,
   roles: readonly Role[],
@@ -104,41 +120,51 @@ async function getUserProject(
   if (!roles.includes(project.role)) {
     throw new AppError('FORBIDDEN', `Only a project ${roles.join(' or ').toLowerCase()} can do this`)
   }
-  return project
+  return toProjectView(secret, project)
 }
 
-export async function createProject(db: Database, userId: string, input: ProjectCreate): Promise<ProjectView> {
+export async function createProject(
+  db: Database,
+  secret: string,
+  userId: string,
+  input: ProjectCreate,
+): Promise<ProjectView> {
+  // The id is chosen here: the sealed keys are bound to it.
+  const id = randomUUID()
   return db.transaction(async (tx) => {
-    const [project] = await tx
-      .insert(projects)
-      .values({ name: input.name, ...generateProjectKeys() })
-      .returning({ id: projects.id })
-    if (!project) throw new Error('project insert returned nothing')
-    await tx.insert(memberships).values({ projectId: project.id, userId, role: 'OWNER' })
-    return getUserProject(tx, userId, project.id, ['OWNER'])
+    await tx.insert(projects).values({ id, name: input.name, ...storeProjectKeys(secret, id, generateProjectKeys()) })
+    await tx.insert(memberships).values({ projectId: id, userId, role: 'OWNER' })
+    return getUserProject(tx, secret, userId, id, ['OWNER'])
   })
 }
 
 export async function updateProject(
   db: Database,
+  secret: string,
   userId: string,
   projectId: string,
   input: ProjectUpdate,
 ): Promise<ProjectView> {
   return db.transaction(async (tx) => {
-    await getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
+    await getUserProject(tx, secret, userId, projectId, ['OWNER', 'ADMIN'])
     const changes = { name: input.name, tracking: input.tracking }
     if (Object.values(changes).some((value) => value !== undefined)) {
       await tx.update(projects).set(changes).where(eq(projects.id, projectId))
     }
-    return getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
+    return getUserProject(tx, secret, userId, projectId, ['OWNER', 'ADMIN'])
   })
 }
 
-export async function regenerateProjectKeys(db: Database, userId: string, projectId: string): Promise<ProjectView> {
+export async function regenerateProjectKeys(
+  db: Database,
+  secret: string,
+  userId: string,
+  projectId: string,
+): Promise<ProjectView> {
   return db.transaction(async (tx) => {
-    await getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
-    await tx.update(projects).set(generateProjectKeys()).where(eq(projects.id, projectId))
-    return getUserProject(tx, userId, projectId, ['OWNER', 'ADMIN'])
+    await getUserProject(tx, secret, userId, projectId, ['OWNER', 'ADMIN'])
+    const keys = storeProjectKeys(secret, projectId, generateProjectKeys())
+    await tx.update(projects).set(keys).where(eq(projects.id, projectId))
+    return getUserProject(tx, secret, userId, projectId, ['OWNER', 'ADMIN'])
   })
 }

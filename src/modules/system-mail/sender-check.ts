@@ -15,7 +15,7 @@ export async function assertSystemSenderSigned(ctx: Pick<AppContext, 'config' | 
   const { config, db } = ctx
   if (config.mailTransport === 'capture' || config.systemEmailDkim === 'relay') return
   const { email } = config.systemEmailFrom
-  if (await getSigningKey(db, config, await systemProjectId(db), email)) return
+  if (await getSigningKey(db, config, await systemProjectId(db, config.secret), email)) return
   const domain = domainOf(email)
   throw new ConfigError([
     `SYSTEM_EMAIL_FROM: account emails would be sent from ${email}, but no project of this instance has verified ` +

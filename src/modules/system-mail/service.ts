@@ -14,7 +14,7 @@ export async function queueSystemEmail(
   to: string,
   message: SystemMessage,
 ): Promise<void> {
-  const projectId = await systemProjectId(ctx.db)
+  const projectId = await systemProjectId(ctx.db, ctx.config.secret)
   await enqueueEmails(tx, projectId, [
     {
       from: ctx.config.systemEmailFrom,

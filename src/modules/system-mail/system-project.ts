@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { projects } from '../../db/schema/index.js'
+import { generateProjectKeys, storeProjectKeys } from '../projects/keys.js'
 
 /**
  * Mailroom's own mail (verification, password reset, invitations) goes through the same outbox as a project's:
@@ -12,17 +13,18 @@ import { projects } from '../../db/schema/index.js'
 const resolved = new WeakMap<Database, string>()
 
 /** Made on the pool, not in a caller's transaction, so a rollback there cannot leave a cached id behind. */
-export async function systemProjectId(db: Database): Promise<string> {
+export async function systemProjectId(db: Database, secret: string): Promise<string> {
   const cached = resolved.get(db)
   if (cached) return cached
+  const id = randomUUID()
   await db
     .insert(projects)
     .values({
+      id,
       name: 'Mailroom system mail',
       system: true,
       tracking: 'DISABLED',
-      publicKey: `system_pk_${randomBytes(32).toString('hex')}`,
-      secretKey: `system_sk_${randomBytes(32).toString('hex')}`,
+      ...storeProjectKeys(secret, id, generateProjectKeys('system_')),
     })
     // The partial unique index allows one system project: a concurrent first use finds the other's row.
     .onConflictDoNothing({ target: projects.system, where: sql`${projects.system}` })
