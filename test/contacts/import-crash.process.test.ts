@@ -60,6 +60,8 @@ describe('an import whose worker is killed', () => {
     const env = {
       DATABASE_URL: databaseUrl,
       DATA_DIR: newDataDir('mailroom-import-crash-'),
+      // One SECRET for every process, as the README asks: the workers open the keys the api process sealed.
+      SECRET: server.ctx.config.secret,
       JOB_HEARTBEAT_SECONDS: String(jobHeartbeatSeconds),
       LOG_LEVEL: 'warn',
     }

@@ -230,6 +230,8 @@ describe('a process killed while it delivers', () => {
     const env = {
       DATABASE_URL: databaseUrl,
       DATA_DIR: newDataDir('mailroom-crash-workers-'),
+      // One SECRET for every process, as the README asks: the workers open the keys the api process sealed.
+      SECRET: api.ctx.config.secret,
       MAIL_TRANSPORT: 'smtp',
       SMTP_URL: sink.url,
       OUTBOX_LEASE_SECONDS: outboxLeaseSeconds,

@@ -154,6 +154,7 @@ const bodies: Record<string, Record<string, unknown>> = {
 
 /** Routes that take a body but not JSON, with where their text is checked instead. */
 const otherBodies: Record<string, string> = {
+  'POST /auth/logout': 'takes no body: it ends the session its cookie names',
   'POST /contacts/import': 'a multipart CSV upload; its cells are checked per row (import-text.test.ts)',
   'POST /uploads/image':
     'a multipart image upload; its one stored text, the file name, refuses NUL and every control character (uploads.test.ts)',
