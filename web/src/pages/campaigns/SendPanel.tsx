@@ -92,7 +92,7 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
     campaign.scheduledFor ? dayjs(campaign.scheduledFor).format('YYYY-MM-DD HH:mm:ss') : null,
   )
   const schedule = useMutation({
-    mutationFn: () => sendCampaign(campaign.id, dayjs(when).toISOString()),
+    mutationFn: () => sendCampaign(project.id, campaign.id, dayjs(when).toISOString()),
     onSuccess: async (answer) => {
       notifySuccess(answer.message ?? 'Campaign scheduled')
       await onDone()
