@@ -1,15 +1,13 @@
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { findFreePort, startEmbeddedPostgres } from '../../src/db/embedded.js'
-import type { DomainView } from '../../src/modules/domains/schemas.js'
-import type { ProjectView } from '../../src/modules/projects/schemas.js'
 import type { SendResult } from '../../src/modules/send/schemas.js'
 import { type CliProcess, cliSandbox } from '../helpers/cli-process.js'
 import { createTestDatabase } from '../helpers/database.js'
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
-import { publishDkim } from '../helpers/domains.js'
+import { startDnsServer } from '../helpers/dns-server.js'
 import { enqueue, testEmail } from '../helpers/emails.js'
-import { createAccount, sessionCookie, uniqueEmail } from '../helpers/factories.js'
+import { createAccount } from '../helpers/factories.js'
+import { postJson, senderEnv, setUpSender } from '../helpers/http-sender.js'
 import { startTestServer } from '../helpers/server.js'
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 
@@ -104,34 +102,6 @@ async function killMidDelivery(sink: SmtpSink, victim: CliProcess, held: number,
   return { signalledAt, exitedAt: Date.now() }
 }
 
-async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as T
-}
-
-/** Signs up, creates a project and verifies a sender domain through the HTTP API, as an operator would. */
-async function setUpSender(base: string, dns: TestDnsServer, domain: string): Promise<string> {
-  const signup = await fetch(`${base}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: uniqueEmail('crash'), password: 'crash recovery password' }),
-  })
-  expect(signup.status).toBe(201)
-  const cookie = sessionCookie(signup.headers.get('set-cookie') ?? undefined)
-  const project = await post<ProjectView>(`${base}/users/@me/projects`, { name: 'Crash recovery' }, { cookie })
-  const auth = { authorization: `Bearer ${project.secret}` }
-  const added = await post<DomainView>(`${base}/domains`, { domain }, auth)
-  publishDkim(dns, added)
-  const verified = await fetch(`${base}/domains/${added.id}/verify`, { headers: auth })
-  expect(((await verified.json()) as DomainView).status).toBe('VERIFIED')
-  return project.secret
-}
-
 describe('a process killed while it delivers', () => {
   const cleanups: (() => Promise<void>)[] = []
   afterAll(async () => {
@@ -147,15 +117,7 @@ describe('a process killed while it delivers', () => {
     )
     const dataDir = newDataDir('mailroom-crash-')
     const port = String(await findFreePort())
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: port,
-      MAIL_TRANSPORT: 'smtp',
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '100000',
-      LOG_LEVEL: 'info',
-    }
+    const env = { ...senderEnv(sink, dns, port), DATA_DIR: dataDir, LOG_LEVEL: 'info' }
     const base = `http://127.0.0.1:${port}`
     const ready = 'Mailroom listening'
 
@@ -166,7 +128,7 @@ describe('a process killed while it delivers', () => {
     const secretKey = await setUpSender(base, dns, 'crash.example.test')
     const recipients = Array.from({ length: emailCount }, (_, index) => `reader${index}@example.org`)
     for (let offset = 0; offset < emailCount; offset += 100) {
-      const result = await post<{ data: SendResult }>(
+      const result = await postJson<{ data: SendResult }>(
         `${base}/v1/send`,
         {
           from: 'alerts@crash.example.test',

@@ -9,8 +9,8 @@ import { createLogger } from '../../src/logger.js'
 import { eventually } from '../helpers/emails.js'
 import { bearer } from '../helpers/factories.js'
 import { startTestServer, type TestServer, testConfig } from '../helpers/server.js'
+import { type StoppablePostgres, startStoppablePostgres } from '../helpers/stoppable-postgres.js'
 import { parseSamples, sampleValue } from '../metrics/prometheus-text.js'
-import { type StoppablePostgres, startStoppablePostgres } from './stoppable-postgres.js'
 
 const metricsToken = 'readiness-metrics-token-0123456789'
 const ready = { status: 'ready', database: 'up', migrations: 'applied' }
