@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { BackupError } from './backup-format.js'
+import { absorbConnectionErrors } from './connection-loss.js'
 import { DataDirLockedError } from './data-dir-lock.js'
 import { clusterDirOf, readPostgresPassword, readPostmasterPid, startEmbeddedPostgres } from './embedded.js'
 
@@ -15,6 +16,8 @@ async function connectRunning(dataDir: string): Promise<pg.Client> {
       const { host, port } = postmaster
       const password = readPostgresPassword(dataDir)
       const client = new pg.Client({ host, port, user: 'postgres', password, database: 'postgres' })
+      // The server's PostgreSQL may restart during a backup: its statement fails, the process lives to say so.
+      absorbConnectionErrors(client)
       await client.connect()
       return client
     }
@@ -33,6 +36,7 @@ export async function openClusterSession(dataDir: string, log: (message: string)
   try {
     const embedded = await startEmbeddedPostgres(dataDir, log)
     const client = new pg.Client({ connectionString: embedded.adminUrl })
+    absorbConnectionErrors(client)
     try {
       await client.connect()
     } catch (err) {

@@ -3,6 +3,7 @@ import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { PgTransaction } from 'drizzle-orm/pg-core'
 import pg from 'pg'
+import { surviveLostConnections } from './connection-loss.js'
 import * as schema from './schema/index.js'
 
 export type Database = NodePgDatabase<typeof schema>
@@ -23,8 +24,9 @@ export function connectDatabase(url: string, options: { maxConnections?: number 
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   })
-  // An idle client losing its server must not crash the process; the next query reconnects.
-  pool.on('error', () => {})
+  // A client losing its server, idle or checked out, must neither crash the process nor leave the pool; the next
+  // query connects again.
+  surviveLostConnections(pool)
   const db = drizzle({ client: pool, schema, casing: 'snake_case' })
   return { pool, db, close: () => pool.end() }
 }
