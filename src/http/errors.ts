@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { ZodError } from 'zod'
+import { isConnectionLost } from '../db/connection-loss.js'
 import { AppError, type ErrorCode, type FieldError } from '../errors.js'
 import { RequestValidationError, toFieldErrors } from './validation.js'
 
@@ -105,11 +106,16 @@ function fromValidationError(error: RequestValidationError): AppError {
   return new AppError('VALIDATION_ERROR', message, { errors: error.fieldErrors })
 }
 
+/** The database is away (a restart, a dropped connection): the same request may succeed in a moment. */
+const databaseUnavailable = new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly')
+
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error
   if (error instanceof RequestValidationError) return fromValidationError(error)
   if (error instanceof ZodError)
     return new AppError('VALIDATION_ERROR', 'Validation failed', { errors: toFieldErrors(error.issues) })
+  // Before the framework's codes: a lost connection carries a code too (57P01, ECONNREFUSED).
+  if (isConnectionLost(error)) return databaseUnavailable
   if (error instanceof Error && ('code' in error || 'statusCode' in error))
     return fromFrameworkError(error as FastifyError)
   return undefined
