@@ -30,3 +30,15 @@ export async function createTestDatabase(
   await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`)
   return databaseUrl(adminUrl, name)
 }
+
+/**
+ * Ends every connection to the database of `url` but the one asking, as an administrator's `pg_terminate_backend`
+ * (or a failover) would; only ever on a database the test owns. Returns how many it ended.
+ */
+export async function terminateEveryBackend(url: string): Promise<number> {
+  const result = await adminQuery(
+    url,
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  )
+  return result.rowCount ?? 0
+}
