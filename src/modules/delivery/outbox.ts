@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
+import { isConnectionLost } from '../../db/connection-loss.js'
 import { createNotificationListener } from '../../db/notification-listener.js'
 import { registerLocalWaiter } from '../../db/wake.js'
 import { createWakeSignal, type WakeSignal } from '../../jobs/wake-signal.js'
@@ -131,7 +132,12 @@ export function retryDelaySeconds(attempts: number, policy: RetryPolicy, random 
   return delay * (0.8 + 0.4 * random())
 }
 
-function describeFailure(err: unknown): { permanent: boolean; bounce: boolean; error: string } {
+/** An email whose preparation lost its database connection (a restart) is tried again this soon, not a backoff later. */
+const databaseRetryDelaySeconds = 1
+
+type Failure = { permanent: boolean; bounce: boolean; error: string; retryDelaySeconds?: number }
+
+function describeFailure(err: unknown): Failure {
   if (err instanceof TransportError) {
     return {
       permanent: err.permanent,
@@ -141,7 +147,12 @@ function describeFailure(err: unknown): { permanent: boolean; bounce: boolean; e
   }
   // A message that cannot be built now never will be; anything else (database, a worker thread) may pass later.
   const message = err instanceof Error ? err.message : String(err)
-  return { permanent: err instanceof ComposeError, bounce: false, error: message.slice(0, maxErrorLength) }
+  return {
+    permanent: err instanceof ComposeError,
+    bounce: false,
+    error: message.slice(0, maxErrorLength),
+    ...(isConnectionLost(err) && { retryDelaySeconds: databaseRetryDelaySeconds }),
+  }
 }
 
 function toComposeJob(
@@ -284,7 +295,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       }
     } catch (err) {
       if (state === 'killed') return
-      const { permanent, bounce, error } = describeFailure(err)
+      const { permanent, bounce, error, retryDelaySeconds: soon } = describeFailure(err)
       const claim = { id: email.id, attempts: email.attempts }
       if (bounce) return recorder.bounced({ ...claim, error })
       const expired = email.createdAt.getTime() + retryPolicy.maxAgeSeconds * 1_000 <= Date.now()
@@ -294,7 +305,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
           error: permanent ? error : `gave up after ${email.attempts} attempts: ${error}`,
         })
       } else {
-        recorder.retry({ ...claim, error, delaySeconds: retryDelaySeconds(email.attempts, retryPolicy) })
+        recorder.retry({ ...claim, error, delaySeconds: soon ?? retryDelaySeconds(email.attempts, retryPolicy) })
       }
     }
   }
