@@ -21,7 +21,7 @@ const databaseName = 'mailroom'
 // racing the CLI's graceful shutdown (stop HTTP, drain jobs, then the database); with 0 on `beforeExit`,
 // overriding a failing exit code (a test run with failures would exit 0); and on `exit` it calls an async hook
 // without its callback, which throws. Whoever starts a cluster stops it; after a crash the next start stops the
-// orphaned postmaster (see stopOrphanedPostmaster).
+// orphaned postmaster (see stopPostmaster).
 for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event)
 
 export async function findFreePort(): Promise<number> {
@@ -85,10 +85,11 @@ export function readPostmasterPid(clusterDir: string): Postmaster | undefined {
 }
 
 /**
- * A postmaster left running by a process that crashed (we hold the data-dir lock, so nobody else owns it)
- * would keep the cluster locked; stop it before starting our own.
+ * Stops whatever postmaster runs the cluster (fast shutdown), as its postmaster.pid names it: the one we started,
+ * one a process that crashed left running (we hold the data-dir lock, so nobody else owns it; it would keep the
+ * cluster locked), or one an operator started again under a running server after stopping ours.
  */
-async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
+export async function stopPostmaster(clusterDir: string): Promise<void> {
   const pid = readPostmasterPid(clusterDir)?.pid
   if (pid === undefined || !isAlive(pid)) return
   process.kill(pid, 'SIGINT')
@@ -140,7 +141,7 @@ export async function startEmbeddedPostgres(
       log(`creating the embedded PostgreSQL cluster in ${clusterDir}`)
       await server.initialise()
     } else {
-      await stopOrphanedPostmaster(clusterDir)
+      await stopPostmaster(clusterDir)
     }
     await server.start()
     const through = socket ? `?host=${encodeURIComponent(socket)}` : ''
@@ -150,7 +151,8 @@ export async function startEmbeddedPostgres(
       url: `postgres://postgres:${password}@127.0.0.1:${port}/${databaseName}${through}`,
       adminUrl,
       async stop() {
-        await server.stop()
+        // Not `server.stop()`: it waits for the exit of the process it started, forever once that one is gone.
+        await stopPostmaster(clusterDir)
         unlock()
       },
     }
