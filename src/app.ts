@@ -11,6 +11,7 @@ import { registerAuth } from './http/auth.js'
 import { frameworkErrorOptions, registerErrorHandlers } from './http/errors.js'
 import { createFailedAuthLimit } from './http/failed-auth-limit.js'
 import { memoryFailureCounter, redisFailureCounter } from './http/failure-counter.js'
+import { registerJsonBody } from './http/json-body.js'
 import { connectRateLimitStore, registerRateLimit } from './http/rate-limit.js'
 import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
@@ -73,6 +74,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   registerErrorHandlers(app)
+  registerJsonBody(app)
   registerTextGuard(app)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)

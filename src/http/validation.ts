@@ -52,10 +52,20 @@ export class RequestValidationError extends Error {
   }
 }
 
+/**
+ * A body that was not sent (fastify hands it over as `null`, as it does a JSON `null`) and that the schema refuses is
+ * read as `{}`, so the answer names the missing fields instead of a missing body.
+ */
+function parseRequestPart(schema: z.ZodType, httpPart: string | undefined, data: unknown) {
+  const result = schema.safeParse(data, { reportInput: true })
+  if (result.success || httpPart !== 'body' || (data !== null && data !== undefined)) return { result, data }
+  return { result: schema.safeParse({}, { reportInput: true }), data: {} }
+}
+
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
-  (data) => {
-    const result = schema.safeParse(data, { reportInput: true })
+  (input) => {
+    const { result, data } = parseRequestPart(schema, httpPart, input)
     if (result.success) return { value: result.data }
     return {
       error: new RequestValidationError((httpPart ?? 'body') as RequestPart, toFieldErrors(result.error.issues, data)),

@@ -17,6 +17,21 @@ export function badQueryBody(field: string, code: string) {
   }
 }
 
+/** The spec's error body for a refused request body, naming exactly these fields, in order. */
+export function validationErrorBody(fields: string[]) {
+  return {
+    success: false,
+    error: {
+      code: 'VALIDATION_ERROR',
+      message: 'Request validation failed',
+      statusCode: 422,
+      requestId: expect.any(String),
+      errors: fields.map((field) => expect.objectContaining({ field })),
+    },
+    timestamp: expect.any(String),
+  }
+}
+
 /** One test per `[url, field, code]`: a GET with that query string answers 400 naming the field and code. */
 export function itRejectsBadQueries(server: () => TestServer, cases: [url: string, field: string, code: string][]) {
   for (const [url, field, code] of cases) {

@@ -85,7 +85,7 @@ describe('framework errors leave in the standard body', () => {
       'URI_TOO_LONG',
     ],
     ['malformed JSON', () => request('POST', '/contacts', json(), '{"email":'), 400, 'INVALID_JSON'],
-    ['an empty JSON body', () => request('POST', '/contacts', json(), ''), 400, 'INVALID_JSON'],
+    ['a JSON body of only whitespace', () => request('POST', '/contacts', json(), '  '), 400, 'INVALID_JSON'],
     [
       'a content type no route parses',
       () => request('POST', '/contacts', { ...json(), 'content-type': 'text/xml' }, '<a/>'),

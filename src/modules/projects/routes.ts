@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { emptyBodyAsObject } from '../../http/empty-body.js'
 import { userOf } from '../../http/project.js'
 import { cancelSubscriptionQuietly } from '../billing/stripe-sessions.js'
 import { deleteProject, resetProject } from './lifecycle.js'
@@ -50,7 +49,6 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
     '/users/@me/projects/:id/reset',
     {
       ...owner,
-      preValidation: emptyBodyAsObject,
       schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
     },
     async (request) => {
@@ -63,7 +61,6 @@ export function registerProjectRoutes(app: App, ctx: AppContext): void {
     '/users/@me/projects/:id',
     {
       ...owner,
-      preValidation: emptyBodyAsObject,
       schema: { tags, params: projectIdParams, body: projectConfirmation, response: { 200: projectDone } },
     },
     async (request) => {

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
-import { emptyBodyAsObject } from '../../http/empty-body.js'
 import { projectOf } from '../../http/project.js'
 import { requireBodyFields } from '../../http/required-fields.js'
 import { listSegmentContacts } from './contacts.js'
@@ -101,7 +100,6 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
     '/segments/:id/members',
     {
       config,
-      preValidation: emptyBodyAsObject,
       schema: { tags, params, body: membersAdd, response: { 200: membersAdded } },
     },
     async (request) => addMembers(ctx, projectOf(request), request.params.id, request.body),
@@ -111,7 +109,6 @@ export function registerSegmentRoutes(app: App, ctx: AppContext): void {
     '/segments/:id/members',
     {
       config,
-      preValidation: emptyBodyAsObject,
       schema: { tags, params, body: membersRemove, response: { 200: membersRemoved } },
     },
     async (request) => removeMembers(ctx, projectOf(request), request.params.id, request.body.emails),
