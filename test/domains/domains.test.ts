@@ -187,6 +187,21 @@ describe('domains: accepts', () => {
     }
   })
 
+  it("lists the caller's own project's domains under `current`, as Plunk's clients ask, over real HTTP", async () => {
+    const owner = await createAccount(server)
+    const other = await createAccount(server)
+    const own = await addDomain(server, owner, uniqueDomain())
+    const member = { cookie: owner.cookie, 'x-project-id': owner.project.id }
+    await addDomain(server, other, uniqueDomain())
+    for (const headers of [bearer(owner.secretKey), member]) {
+      const response = await fetch(`${server.url}/domains/project/current`, {
+        headers: { ...headers, 'Content-Type': 'application/json' },
+      })
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as DomainView[]).map((domain) => domain.id)).toEqual([own.id])
+    }
+  })
+
   it('deletes a domain', async () => {
     const domain = await addDomain(server, account, uniqueDomain())
     const response = await server.app.inject({
@@ -305,6 +320,18 @@ describe('domains: scoping', () => {
     })
     expect(add.statusCode).toBe(404)
     expect(await storedDomain(domain.id)).toEqual(before)
+  })
+
+  it('rejects a project id that is neither a uuid nor `current` with 422', async () => {
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/domains/project/mine',
+      headers: bearer(account.secretKey),
+    })
+    expect(response.statusCode).toBe(422)
+    expect(response.json().error.errors).toEqual([
+      { field: 'projectId', code: 'invalid_string', message: 'Must be a project id (UUID) or "current"' },
+    ])
   })
 
   it('rejects a domain id that is not a uuid with 422', async () => {

@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
 import { createResolver } from '../../mail/dns.js'
-import { domainCreate, domainIdParams, domainProjectParams, domainView } from './schemas.js'
+import { currentProject, domainCreate, domainIdParams, domainProjectParams, domainView } from './schemas.js'
 import { createDomain, deleteDomain, listDomains, verifyDomain } from './service.js'
 
 export function registerDomainRoutes(app: App, ctx: AppContext): void {
@@ -19,7 +19,8 @@ export function registerDomainRoutes(app: App, ctx: AppContext): void {
     { ...route, schema: { tags, params: domainProjectParams, response: { 200: z.array(domainView) } } },
     async (request) => {
       const projectId = projectOf(request)
-      if (request.params.projectId !== projectId) throw notFound('Project')
+      const requested = request.params.projectId
+      if (requested !== currentProject && requested !== projectId) throw notFound('Project')
       return listDomains(ctx.db, ctx.config, projectId)
     },
   )

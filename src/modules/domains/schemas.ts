@@ -18,7 +18,11 @@ export const domainCreate = z.object({
 export type DomainCreate = z.infer<typeof domainCreate>
 
 export const domainIdParams = z.object({ id: z.uuid() })
-export const domainProjectParams = z.object({ projectId: z.uuid() })
+/** Plunk's clients ask for `current`: the project of the key, or of the session's X-Project-Id. */
+export const currentProject = 'current'
+export const domainProjectParams = z.object({
+  projectId: z.union([z.literal(currentProject), z.uuid({ error: 'Must be a project id (UUID) or "current"' })]),
+})
 
 export const dnsRecordPurpose = z.enum(['DKIM', 'SPF', 'DMARC', 'MAIL_FROM'])
 export type DnsRecordPurpose = z.infer<typeof dnsRecordPurpose>
