@@ -1,6 +1,6 @@
 import { uuidPattern } from '../db/keyset.js'
 import { conditionLimits } from './limits.js'
-import type { FieldKind } from './operators.js'
+import { type ConditionOperator, type FieldKind, operatorsByKind } from './operators.js'
 
 export { type ConditionOperator, conditionOperators, type FieldKind, operatorsByKind } from './operators.js'
 
@@ -90,4 +90,18 @@ export function parseField(field: string, value: unknown): FieldRef | string {
     }
   }
   return `Unknown field "${field}": use ${knownFields}`
+}
+
+/** The names a field starts with (before its first dot) that `parseField` reads as one of its families. */
+const fieldFamilies = new Set(['email', 'subscribed', 'createdAt', 'updatedAt', 'data', 'event', 'segment'])
+
+/**
+ * The field as it is stored. Plunk's documented segment example names the event itself with an event operator
+ * (`{field: "purchase", operator: "triggeredWithin"}`): a field of no known family means `event.<field>` there.
+ */
+export function canonicalField(field: string, operator: ConditionOperator): string {
+  const dot = field.indexOf('.')
+  const family = dot < 0 ? field : field.slice(0, dot)
+  if (!operatorsByKind.event.includes(operator) || fieldFamilies.has(family)) return field
+  return `event.${field}`
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { type CompiledFilter, compileFilter, type FilterIssue } from './compile.js'
-import { conditionOperators } from './fields.js'
+import { canonicalField, conditionOperators } from './fields.js'
 import { conditionLimits } from './limits.js'
 import type { ConditionTree, ConditionUnit } from './tree.js'
 
@@ -20,6 +20,7 @@ const filterSchema = z
     value: z.unknown().optional(),
     unit: z.enum(conditionUnits).optional(),
   })
+  .transform((filter) => ({ ...filter, field: canonicalField(filter.field, filter.operator) }))
   .superRefine((filter, ctx) => {
     const compiled: CompiledFilter | { issue: FilterIssue } = compileFilter(filter)
     if ('issue' in compiled) addFilterIssue(ctx, compiled.issue, filter[compiled.issue.key])

@@ -54,6 +54,37 @@ describe('a condition tree is accepted', () => {
   })
 })
 
+describe("an event named by itself, as in Plunk's documented segment example", () => {
+  const fieldOf = (condition: unknown) =>
+    (conditionTreeSchema.parse(condition) as { groups: { filters: { field: string }[] }[] }).groups[0]?.filters[0]
+      ?.field
+
+  it.each([
+    ['purchase', 'triggeredWithin', 'event.purchase'],
+    ['purchase', 'notTriggered', 'event.purchase'],
+    ['order.completed', 'triggered', 'event.order.completed'],
+    ['event.purchase', 'triggered', 'event.purchase'],
+    ['email.opened', 'triggered', 'email.opened'],
+  ])('%s with %s is stored as %s', (field, operator, stored) => {
+    expect(fieldOf(one(filter(field, operator, operator === 'triggeredWithin' ? 30 : undefined, 'days')))).toBe(stored)
+  })
+
+  it('is still an unknown field with any other operator', () => {
+    expect(errorsOf(one(filter('purchase', 'equals', 'x')))).toEqual([
+      expect.objectContaining({
+        field: 'condition.groups.0.filters.0.field',
+        message: expect.stringMatching(/Unknown field "purchase"/),
+      }),
+    ])
+  })
+
+  it('does not turn a known field of the wrong kind into an event', () => {
+    expect(errorsOf(one(filter('subscribed', 'triggered')))).toEqual([
+      expect.objectContaining({ field: 'condition.groups.0.filters.0.operator' }),
+    ])
+  })
+})
+
 describe('a bad condition tree is a 422 with the path of the bad filter', () => {
   it.each([
     [

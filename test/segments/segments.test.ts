@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { campaigns, contacts } from '../../src/db/schema/index.js'
+import { campaigns, contacts, events } from '../../src/db/schema/index.js'
 import { type Account, bearer, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import { itRequiresTheSecretKey, notFoundBody } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -168,6 +168,41 @@ describe('segments: accepts', () => {
     expect((await storedSegment(server, segment.id))?.memberCount).toBe(1)
     expect(await activeMembers(server, segment.id)).toEqual([])
     expect(await segmentEvents(server, owner.project.id)).toEqual([])
+  })
+})
+
+describe("segments: Plunk's documented event filter", () => {
+  it('names the event by itself: 201, stored and returned as event.<name>, counting recent purchasers only', async () => {
+    const owner = await createAccount(server)
+    const recent = await createContact(server, owner)
+    const longAgo = await createContact(server, owner)
+    await createContact(server, owner)
+    for (const contact of [recent, longAgo]) {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/v1/track',
+        headers: bearer(owner.publicKey),
+        payload: { email: contact.email, event: 'purchase' },
+      })
+      expect(response.statusCode, response.body).toBe(200)
+    }
+    await server.ctx.db
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 40 * 86_400_000) })
+      .where(eq(events.contactId, longAgo.id))
+
+    const filter = { field: 'purchase', operator: 'triggeredWithin', value: 30, unit: 'days' }
+    const response = await call(owner)('POST', '/segments', {
+      name: 'Recent buyers',
+      condition: { logic: 'AND', groups: [{ filters: [filter] }] },
+    })
+    expect(response.statusCode, response.body).toBe(201)
+    const canonical = { logic: 'AND', groups: [{ filters: [{ ...filter, field: 'event.purchase' }] }] }
+    const segment = response.json<SegmentJson>()
+    expect(segment).toMatchObject({ condition: canonical, memberCount: 1 })
+    expect((await storedSegment(server, segment.id))?.condition).toEqual(canonical)
+    const members = await call(owner)('GET', `/segments/${segment.id}/contacts`)
+    expect(members.json().data.map((contact: { id: string }) => contact.id)).toEqual([recent.id])
   })
 })
 
