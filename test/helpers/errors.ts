@@ -17,8 +17,8 @@ export function badQueryBody(field: string, code: string) {
   }
 }
 
-/** The spec's error body for a refused request body, naming exactly these fields, in order. */
-export function validationErrorBody(fields: string[]) {
+/** The spec's error body for a refused request body: these errors, in order, each a field name or its details. */
+export function validationErrorBody(errors: (string | { field: string; message?: string; code?: string })[]) {
   return {
     success: false,
     error: {
@@ -26,7 +26,7 @@ export function validationErrorBody(fields: string[]) {
       message: 'Request validation failed',
       statusCode: 422,
       requestId: expect.any(String),
-      errors: fields.map((field) => expect.objectContaining({ field })),
+      errors: errors.map((error) => expect.objectContaining(typeof error === 'string' ? { field: error } : error)),
     },
     timestamp: expect.any(String),
   }

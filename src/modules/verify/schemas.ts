@@ -1,6 +1,21 @@
 import { z } from 'zod'
 
-export const verifyRequest = z.object({ email: z.string().trim() })
+/**
+ * The spec's `email (string, email, required)`: a string that is no address is a 422; a well-formed one is
+ * verified, and a 200 says whether it can receive mail. Lengths (RFC 5321) first, so the format pattern never runs
+ * on an oversized input.
+ */
+const verifiableEmail = z
+  .string()
+  .trim()
+  .max(254, 'Must be an email address of at most 254 characters')
+  .refine(
+    (email) => email.lastIndexOf('@') <= 64,
+    'The part of an email address before @ may have at most 64 characters',
+  )
+  .pipe(z.email('Must be an email address'))
+
+export const verifyRequest = z.object({ email: verifiableEmail })
 export type VerifyRequest = z.infer<typeof verifyRequest>
 
 export const verificationResult = z.object({

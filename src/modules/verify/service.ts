@@ -1,10 +1,7 @@
 import { createRequire } from 'node:module'
-import { z } from 'zod'
 import type { DnsResolver } from '../../mail/dns.js'
 import { isAliasDomain, isDisposableDomain, isFreeProviderDomain } from './lists.js'
 import type { VerificationResult } from './schemas.js'
-
-const emailFormat = z.email()
 
 type DnsFindings = Pick<VerificationResult, 'domainExists' | 'hasMxRecords' | 'hasWebsite'> & { failed: boolean }
 
@@ -48,27 +45,25 @@ function typoCorrection(local: string, domain: string, isProvider: boolean): str
   return `${local}@${suggestion.domain}`
 }
 
-const noDns: DnsFindings = { domainExists: false, hasMxRecords: false, hasWebsite: false, failed: false }
-
-/** Format, DNS (NS, MX, A/AAAA), disposable, alias, free provider, plus-addressing and typo checks. */
+/**
+ * DNS (NS, MX, A/AAAA), disposable, alias, free provider, plus-addressing and typo checks of a well-formed address
+ * (`verifyRequest` refuses any other).
+ */
 export async function verifyEmail(resolver: DnsResolver, email: string): Promise<VerificationResult> {
   const at = email.lastIndexOf('@')
-  const local = at > 0 ? email.slice(0, at) : ''
-  const domain = at > 0 ? email.slice(at + 1).toLowerCase() : ''
-  // Lengths first: the format pattern never runs on an oversized input.
-  const formatValid = email.length <= 254 && local.length <= 64 && emailFormat.safeParse(email).success
-  const dns = formatValid ? await lookUpDomain(resolver, domain) : noDns
-  const isAlias = domain !== '' && isAliasDomain(domain)
-  const isDisposable = domain !== '' && isDisposableDomain(domain)
+  const local = email.slice(0, at)
+  const domain = email.slice(at + 1).toLowerCase()
+  const dns = await lookUpDomain(resolver, domain)
+  const isAlias = isAliasDomain(domain)
+  const isDisposable = isDisposableDomain(domain)
   const isPersonalEmail = !isDisposable && isFreeProviderDomain(domain)
   const isPlusAddressed = local.includes('+')
   const suggestedEmail = typoCorrection(local, domain, isPersonalEmail)
 
   const reasons: string[] = []
-  if (!formatValid) reasons.push('Invalid email format')
-  else if (dns.failed) reasons.push('DNS lookup failed; the domain could not be checked')
-  if (formatValid && !dns.failed && !dns.domainExists) reasons.push('Domain does not exist')
-  if (formatValid && !dns.failed && dns.domainExists && !dns.hasMxRecords) reasons.push('Domain has no MX records')
+  if (dns.failed) reasons.push('DNS lookup failed; the domain could not be checked')
+  if (!dns.failed && !dns.domainExists) reasons.push('Domain does not exist')
+  if (!dns.failed && dns.domainExists && !dns.hasMxRecords) reasons.push('Domain has no MX records')
   if (isDisposable) reasons.push('Disposable email address')
   if (isAlias) reasons.push('Email forwarding or alias service')
   if (suggestedEmail) reasons.push(`Possible typo: did you mean ${suggestedEmail}?`)
@@ -77,7 +72,7 @@ export async function verifyEmail(resolver: DnsResolver, email: string): Promise
 
   return {
     email,
-    valid: formatValid && dns.domainExists && dns.hasMxRecords && !isDisposable,
+    valid: dns.domainExists && dns.hasMxRecords && !isDisposable,
     isDisposable,
     isAlias,
     isTypo: suggestedEmail !== undefined,
