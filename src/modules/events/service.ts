@@ -140,9 +140,9 @@ export async function findEventUsage(db: Executor, projectId: string, name: stri
   return { event: name, segments, campaigns, workflows }
 }
 
-export function reservedEventError(name: string): AppError {
+export function reservedEventError(name: string, field = 'event'): AppError {
   return validationError([
-    { field: 'event', code: 'reserved_event', message: `"${name}" is reserved for events the service emits itself` },
+    { field, code: 'reserved_event', message: `"${name}" is reserved for events the service emits itself` },
   ])
 }
 
