@@ -106,14 +106,32 @@ const waitOutcome = z
   .transform((value) => value.toUpperCase())
   .pipe(z.enum(workflowWaitOutcome.enumValues))
 
-export const transitionCreate = z.object({
-  fromStepId: z.uuid(),
-  toStepId: z.uuid(),
-  /** `branch` picks a CONDITION step's way; `event`/`timeout` are also read as a WAIT_FOR_EVENT outcome. */
-  condition: z.object({ branch: z.string().trim().min(1).max(100) }).nullish(),
-  waitOutcome: waitOutcome.nullish(),
-  priority: z.number().int().min(0).max(1_000).default(0),
-})
+const branch = z.string().trim().min(1).max(100)
+
+/**
+ * `branch` picks a CONDITION step's way (`event`/`timeout` are also read as a WAIT_FOR_EVENT outcome). The spec puts
+ * it at the top level, Plunk's clients under `condition`: either is taken, and both must then agree.
+ */
+export const transitionCreate = z
+  .object({
+    fromStepId: z.uuid(),
+    toStepId: z.uuid(),
+    branch: branch.optional(),
+    condition: z.object({ branch }).nullish(),
+    waitOutcome: waitOutcome.nullish(),
+    priority: z.number().int().min(0).max(1_000).default(0),
+  })
+  .transform(({ branch, condition, ...rest }, ctx) => {
+    if (branch !== undefined && condition && condition.branch !== branch) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['branch'],
+        message: `branch "${branch}" and condition.branch "${condition.branch}" disagree; send one of them`,
+      })
+      return z.NEVER
+    }
+    return { ...rest, condition: branch === undefined ? condition : { branch } }
+  })
 export type TransitionCreate = z.infer<typeof transitionCreate>
 
 export const workflowView = z.object({

@@ -128,6 +128,56 @@ describe('transitions: add', () => {
     await connect(server, owner, workflow.id, check.id, also.id, { condition: { branch: 'no' } })
   })
 
+  it("CONDITION: takes the spec's top-level branch as Plunk's condition.branch; both must agree", async () => {
+    const owner = await createAccount(server)
+    const workflow = await createWorkflow(server, owner)
+    const check = await addStep(server, owner, workflow.id, { type: 'CONDITION', name: 'Pro?', config: isPro })
+    const yes = await addStep(server, owner, workflow.id, { name: 'Yes' })
+    const no = await addStep(server, owner, workflow.id, { name: 'No' })
+    const post = (account: Account, workflowId: string, body: Record<string, unknown>) =>
+      server.app.inject({
+        method: 'POST',
+        url: `/workflows/${workflowId}/transitions`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${account.secretKey}` },
+        payload: JSON.stringify(body),
+      })
+
+    const before = await storedGraph(server, workflow.id)
+    const disagree = await post(owner, workflow.id, {
+      fromStepId: check.id,
+      toStepId: yes.id,
+      branch: 'yes',
+      condition: { branch: 'no' },
+    })
+    expectInvalid(disagree, ['branch'])
+    expect(disagree.json().error.errors[0].message).toBe(
+      'branch "yes" and condition.branch "no" disagree; send one of them',
+    )
+    const stranger = await createAccount(server)
+    const elsewhere = await post(stranger, workflow.id, { fromStepId: check.id, toStepId: yes.id, branch: 'yes' })
+    expect(elsewhere.statusCode).toBe(404)
+    expect(elsewhere.json()).toEqual(notFoundBody('Workflow'))
+    expect(await storedGraph(server, workflow.id)).toEqual(before)
+
+    const topLevel = await post(owner, workflow.id, { fromStepId: check.id, toStepId: yes.id, branch: 'yes' })
+    expect(topLevel.statusCode, topLevel.body).toBe(201)
+    expect(topLevel.json()).toMatchObject({ fromStepId: check.id, toStepId: yes.id, condition: { branch: 'yes' } })
+    const both = await post(owner, workflow.id, {
+      fromStepId: check.id,
+      toStepId: no.id,
+      branch: 'no',
+      condition: { branch: 'no' },
+    })
+    expect(both.statusCode, both.body).toBe(201)
+    const stored = (await storedGraph(server, workflow.id)).transitions
+    expect(stored.map((row) => [row.toStepId, row.condition]).sort()).toEqual(
+      [
+        [yes.id, { branch: 'yes' }],
+        [no.id, { branch: 'no' }],
+      ].sort(),
+    )
+  })
+
   it('a multi CONDITION takes its branch ids and default', async () => {
     const owner = await createAccount(server)
     const workflow = await createWorkflow(server, owner)
