@@ -27,12 +27,17 @@ function autoConnection(graph: Graph): { from: StepRow; exits: StepExit[] } | un
       graph.edges.filter((edge) => edge.fromStepId === step.id),
     )
     if (free.length === 0) continue
-    return { from: step, exits: step.type === 'WAIT_FOR_EVENT' ? free : free.slice(0, 1) }
+    return { from: step, exits: exitsToLink(step, free) }
   }
   return undefined
 }
 
-async function connect(tx: Transaction, workflowId: string, from: StepRow, exits: StepExit[], toStepId: string) {
+/** Of a step's free ways out, those a new link takes: every WAIT_FOR_EVENT outcome, else the first (a CONDITION's `yes`). */
+export function exitsToLink(step: StepRow, free: StepExit[]): StepExit[] {
+  return step.type === 'WAIT_FOR_EVENT' ? free : free.slice(0, 1)
+}
+
+export async function connect(tx: Transaction, workflowId: string, from: StepRow, exits: StepExit[], toStepId: string) {
   await tx.insert(workflowTransitions).values(
     exits.map((exit) => ({
       workflowId,
@@ -55,36 +60,48 @@ export async function addStep(
   return editTransaction(db, async (tx) => {
     const workflow = await findWorkflowRow(tx, projectId, workflowId, { lock: true })
     const graph = await loadGraph(tx, workflow.id)
-    if (input.type === 'TRIGGER' && graph.steps.some((step) => step.type === 'TRIGGER')) {
-      throw new AppError(
-        'BAD_REQUEST',
-        'Workflow already has a trigger step. Only one trigger is allowed per workflow.',
-      )
-    }
-    if (graph.steps.length >= maxStepsPerWorkflow) {
-      throw new AppError('BAD_REQUEST', `A workflow may have at most ${maxStepsPerWorkflow} steps`)
-    }
-    const config = parseStepConfig(input.type, input.config)
-    const templateId = input.templateId ?? (typeof config.templateId === 'string' ? config.templateId : null)
-    assertTemplateAllowed(input.type, templateId)
-    if (input.type === 'SEND_EMAIL' && !templateId) throw templateRequired()
-    if (templateId) await assertProjectTemplate(tx, projectId, templateId)
-    const [step] = await tx
-      .insert(workflowSteps)
-      .values({
-        workflowId: workflow.id,
-        type: input.type,
-        name: input.name,
-        position: input.position,
-        config: withTemplateCopy(input.type, config, templateId),
-        templateId,
-      })
-      .returning()
-    if (!step) throw new Error('step insert returned nothing')
+    const step = await insertStepRow(tx, projectId, workflow.id, graph, input)
     const attach = input.autoConnect && input.type !== 'TRIGGER' ? autoConnection(graph) : undefined
     if (attach) await connect(tx, workflow.id, attach.from, attach.exits, step.id)
     return toStepView(step)
   })
+}
+
+/**
+ * A new step of the workflow (whose lock the caller holds, `graph` read under it), unconnected: one TRIGGER at most,
+ * a config that suits the type, and a template of the project where the type takes one.
+ */
+export async function insertStepRow(
+  tx: Transaction,
+  projectId: string,
+  workflowId: string,
+  graph: Graph,
+  input: Pick<StepCreate, 'type' | 'name' | 'position' | 'config' | 'templateId'>,
+): Promise<StepRow> {
+  if (input.type === 'TRIGGER' && graph.steps.some((step) => step.type === 'TRIGGER')) {
+    throw new AppError('BAD_REQUEST', 'Workflow already has a trigger step. Only one trigger is allowed per workflow.')
+  }
+  if (graph.steps.length >= maxStepsPerWorkflow) {
+    throw new AppError('BAD_REQUEST', `A workflow may have at most ${maxStepsPerWorkflow} steps`)
+  }
+  const config = parseStepConfig(input.type, input.config)
+  const templateId = input.templateId ?? (typeof config.templateId === 'string' ? config.templateId : null)
+  assertTemplateAllowed(input.type, templateId)
+  if (input.type === 'SEND_EMAIL' && !templateId) throw templateRequired()
+  if (templateId) await assertProjectTemplate(tx, projectId, templateId)
+  const [step] = await tx
+    .insert(workflowSteps)
+    .values({
+      workflowId,
+      type: input.type,
+      name: input.name,
+      position: input.position,
+      config: withTemplateCopy(input.type, config, templateId),
+      templateId,
+    })
+    .returning()
+  if (!step) throw new Error('step insert returned nothing')
+  return step
 }
 
 /** The template the update leaves on the step: `templateId` decides, else a changed deprecated config copy. */
