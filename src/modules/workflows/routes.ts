@@ -4,11 +4,13 @@ import { AppError } from '../../errors.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
 import { listWorkflowFields } from './fields.js'
+import { insertStepOnTransition } from './insert-step.js'
 import {
   fieldsQuery,
   stepCreate,
   stepDeleteQuery,
   stepIdParams,
+  stepInsert,
   stepUpdate,
   stepView,
   transitionCreate,
@@ -145,6 +147,21 @@ export function registerWorkflowRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) =>
       reply.code(201).send(await createTransition(ctx.db, projectOf(request), request.params.id, request.body)),
+  )
+
+  app.post(
+    '/workflows/:id/transitions/:transitionId/insert-step',
+    {
+      config,
+      preValidation: requireFields(['type', 'name', 'config'], 'Type, name, and config are required'),
+      schema: { tags, params: transitionIdParams, body: stepInsert, response: { 201: stepView } },
+    },
+    async (request, reply) => {
+      const { id, transitionId } = request.params
+      return reply
+        .code(201)
+        .send(await insertStepOnTransition(ctx.db, projectOf(request), id, transitionId, request.body))
+    },
   )
 
   app.delete(

@@ -84,6 +84,13 @@ export const stepCreate = z.object({
 })
 export type StepCreate = z.infer<typeof stepCreate>
 
+/**
+ * `POST /workflows/:id/transitions/:transitionId/insert-step` (Plunk's, used by its MCP): a step's body without
+ * `autoConnect`; `position` may be left out (the new step goes halfway between the transition's ends).
+ */
+export const stepInsert = stepCreate.omit({ autoConnect: true }).extend({ position: position.optional() })
+export type StepInsert = z.infer<typeof stepInsert>
+
 /** `templateId: null` unlinks the template. */
 export const stepUpdate = z.object({
   name: stepName.optional(),
