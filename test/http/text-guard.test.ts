@@ -49,6 +49,13 @@ const probed = () => routes.filter((route) => route.method !== 'HEAD' && !route.
 
 const someId = '8c5e1f9a-3f55-4f86-9c8e-1b2d3c4e5f60'
 
+/** A step whose config carries text in every kind of position: a URL, a header and a JSON body. */
+const webhookStep = {
+  type: 'WEBHOOK',
+  name: 'Notify',
+  config: { url: 'https://example.com/{{ data.plan }}', headers: { 'X-Plan': '{{ data.plan }}' }, body: { a: 'b' } },
+}
+
 /** A valid body per route that takes one; every string and object in it is probed. */
 const bodies: Record<string, Record<string, unknown>> = {
   'POST /auth/signup': { email: 'new@example.com', password: 'correct horse battery' },
@@ -139,14 +146,10 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /workflows': { name: 'Welcome', eventName: 'signed-up', description: 'first mail' },
   'PATCH /workflows/:id': { name: 'Welcome', description: 'first mail', triggerConfig: { eventName: 'joined' } },
   'POST /workflows/:id/duplicate': {},
-  'POST /workflows/:id/steps': {
-    type: 'WEBHOOK',
-    name: 'Notify',
-    position: { x: 0, y: 0 },
-    config: { url: 'https://example.com/{{ data.plan }}', headers: { 'X-Plan': '{{ data.plan }}' }, body: { a: 'b' } },
-  },
+  'POST /workflows/:id/steps': { ...webhookStep, position: { x: 0, y: 0 } },
   'PATCH /workflows/:id/steps/:stepId': { name: 'Notify', config: { amount: 1, unit: 'days' } },
   'POST /workflows/:id/transitions': { fromStepId: someId, toStepId: someId, condition: { branch: 'yes' } },
+  'POST /workflows/:id/transitions/:transitionId/insert-step': webhookStep,
   'POST /workflows/:id/executions': { contactId: someId, context: { plan: 'pro' } },
   'POST /workflows/:id/executions/cancel-all': {},
   'POST /webhooks/email-provider': { Type: 'Notification', Message: '{"notificationType":"Bounce"}' },
