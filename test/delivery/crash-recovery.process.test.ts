@@ -42,6 +42,11 @@ const outboxLeaseSeconds = '6'
  */
 const lastMomentMs = 1_000
 const maxResentMessages = 100
+/**
+ * The sink in this process stamps a message when it reads it: bytes the worker wrote just before it died may be
+ * read after this process has handled the worker's exit (12 ms later, seen once under load).
+ */
+const readAfterExitMs = 250
 
 /** Each recipient receives one email; returns the recipients that got more than one copy, with every copy. */
 function copiesByRecipient(messages: readonly ReceivedMessage[]): Map<string, ReceivedMessage[]> {
@@ -70,7 +75,7 @@ function expectDeliveredOnce(
     expect(list).toHaveLength(2)
     // The first copy was accepted before the kill, in its last moment; the second after the takeover.
     expect(list[0]?.receivedAt).toBeGreaterThanOrEqual(kill.signalledAt - lastMomentMs)
-    expect(list[0]?.receivedAt).toBeLessThanOrEqual(kill.exitedAt)
+    expect(list[0]?.receivedAt).toBeLessThanOrEqual(kill.exitedAt + readAfterExitMs)
     expect(list[1]?.receivedAt).toBeGreaterThanOrEqual(kill.exitedAt)
   }
   expect(resent.length).toBeLessThanOrEqual(maxResentMessages)
