@@ -17,6 +17,7 @@ import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
 import { validatorCompiler } from './http/validation.js'
 import { amazonSnsTrust, type SnsTrust } from './mail/aws/sns.js'
+import { registerMcpRoute } from './mcp/route.js'
 import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
@@ -148,6 +149,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
+  registerMcpRoute(app, ctx)
   await registerWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
   await registerDashboard(app)
 

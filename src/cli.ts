@@ -31,4 +31,10 @@ module.registerHooks?.({
     return nextResolve(specifier, { ...context, conditions })
   },
 })
-await import('./main.js')
+if (process.argv[2] === 'mcp') {
+  // The MCP server over stdio talks to a Mailroom over HTTP: none of the server's modules load.
+  const { runStdioMcpServer } = await import('./mcp/stdio.js')
+  await runStdioMcpServer(process.argv.slice(3), process.env)
+} else {
+  await import('./main.js')
+}

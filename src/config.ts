@@ -78,6 +78,8 @@ const environmentSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  MCP_READ_ONLY: booleanFlag.default(false),
+  MCP_CONFIRM_RECIPIENTS: z.coerce.number().int().min(0).default(10),
   REPUTATION_GUARD: booleanFlag.default(true),
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
@@ -197,6 +199,11 @@ export type Config = Readonly<{
   authRateLimitPerMinute: number
   /** Requests with a wrong API key per client address before the address is answered 429 for the minute. */
   failedAuthLimitPerMinute: number
+  /**
+   * The MCP server at /mcp: `readOnly` offers only the tools that change nothing; a send to more recipients than
+   * `confirmRecipientsAbove` needs the agent's `confirm: true`.
+   */
+  mcp: Readonly<{ readOnly: boolean; confirmRecipientsAbove: number }>
   /** The reputation guard: pause a project's sending when its 7-day rates reach these (docs/decisions/0005). */
   reputation: Readonly<{
     enabled: boolean
@@ -368,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     authRateLimitPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
     failedAuthLimitPerMinute: values.FAILED_AUTH_LIMIT_PER_MINUTE,
+    mcp: Object.freeze({ readOnly: values.MCP_READ_ONLY, confirmRecipientsAbove: values.MCP_CONFIRM_RECIPIENTS }),
     reputation: Object.freeze({
       enabled: values.REPUTATION_GUARD,
       bounceRatePercent: values.REPUTATION_BOUNCE_RATE_PERCENT,

@@ -17,7 +17,9 @@ Commands:
   worker          run background jobs only
   migrate         apply database migrations and exit
   backup <file>   write a consistent copy of the embedded database and DATA_DIR to <file>, while it runs
-  restore <file>  bring such a copy back into an empty DATA_DIR`
+  restore <file>  bring such a copy back into an empty DATA_DIR
+  mcp             the MCP server over stdio for AI agents, acting on the Mailroom at MAILROOM_URL with
+                  MAILROOM_SECRET_KEY (--read-only: only the tools that change nothing)`
 
 async function run(command: string, config: Config): Promise<void> {
   const log = createLogger(config)

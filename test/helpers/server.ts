@@ -54,6 +54,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimitPerMinute: 100_000,
     authRateLimitPerMinute: 100_000,
     failedAuthLimitPerMinute: 100_000,
+    mcp: { readOnly: false, confirmRecipientsAbove: 10 },
     reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
     metrics: { token: undefined, port: undefined, host: '127.0.0.1' },
     campaignRatePerSecond: 100_000,

@@ -99,6 +99,12 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /manage/:token': { subscribed: 'true' },
   'POST /domains': { domain: 'example.com', projectId: someId },
   'POST /v1/verify': { email: 'a@example.com' },
+  'POST /mcp': {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'list_contacts', arguments: { search: 'a' } },
+  },
   'POST /templates': { name: 'Welcome', description: 'first', subject: 'Hi', body: '<p>Hi</p>', from: 'a@example.com' },
   'PATCH /templates/:id': { name: 'Welcome', subject: 'Hi', fromName: 'Shop', replyTo: 'b@example.com' },
   'POST /segments': {
