@@ -3,7 +3,7 @@ import { unsubscribeMailDomain } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { campaigns, contacts } from '../../db/schema/index.js'
 import type { ContactRender } from '../../mail/outbound/contact-render.js'
-import type { Personalisation } from '../delivery/outbox.js'
+import type { Personalisation } from '../delivery/deliver.js'
 import type { ClaimedEmail } from '../delivery/sql.js'
 
 type CampaignContent = Pick<typeof campaigns.$inferSelect, 'id' | 'subject' | 'body' | 'type' | 'status'>
