@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import {
   type BusEvent,
   dispatchBatchSize,
@@ -164,8 +165,8 @@ describe('event bus', () => {
       await early.query("INSERT INTO events (project_id, name) VALUES ($1, 'earlier')", [account.project.id])
       await early.query('COMMIT')
 
-      // Dispatchers two at a time: one holds the position, the other hands out nothing. (Other databases'
-      // transactions on a shared server can hold the line back for a moment, hence the waiting.)
+      // Dispatchers two at a time: one holds the position, the other hands out nothing. (Another transaction of
+      // this database can hold the line back for a moment, hence the waiting.)
       await vi.waitFor(async () => {
         await Promise.all([dispatchPendingEvents(isolated.ctx), dispatchPendingEvents(isolated.ctx)])
         expect(delivered.length).toBeGreaterThanOrEqual(2)
@@ -174,6 +175,31 @@ describe('event bus', () => {
       expect(await undispatchedEvents(isolated)).toBe(0)
     } finally {
       early.release()
+      unsubscribe()
+      await isolated.close()
+    }
+  })
+  it('does not hold events back for a transaction of another database on the same server, however long it stays open', async () => {
+    const isolated = await startTestServer({ worker: false })
+    const delivered: string[] = []
+    const unsubscribe = subscribeToEvents(async (events, { ctx }) => {
+      if (ctx === isolated.ctx) delivered.push(...events.map((event) => event.name))
+    })
+    // In the server's administration database (never the template, which every clone needs idle).
+    const elsewhere = new pg.Client({ connectionString: inject('adminUrl') })
+    await elsewhere.connect()
+    try {
+      await elsewhere.query('BEGIN')
+      await elsewhere.query('SELECT pg_current_xact_id()')
+      const account = await createAccount(isolated)
+      await publish(isolated, [{ projectId: account.project.id, contactId: null, name: 'beside' }])
+      // The waiting is for this database's own short transactions; the other one stays open throughout.
+      await vi.waitFor(async () => {
+        await dispatchPendingEvents(isolated.ctx)
+        expect(delivered).toEqual(['beside'])
+      }, eventually)
+    } finally {
+      await elsewhere.end()
       unsubscribe()
       await isolated.close()
     }

@@ -111,9 +111,26 @@ export function isolatingFailedEvents(ctx: AppContext): boolean {
 /** The one consumer of the bus today: every subscriber, in one transaction per batch. */
 const consumer = 'subscribers'
 
+/**
+ * The line below which no transaction can still commit events: the oldest transaction of this database the
+ * statement's snapshot saw running, else the snapshot's xmax. Not the snapshot's xmin, which is the oldest running
+ * on the whole server: one long transaction in an unrelated database (a forgotten psql session, another
+ * application's batch, a CREATE or DROP DATABASE) then held every event back for as long as it ran.
+ * A running transaction is passed over only when pg_stat_activity shows it in another database: a backend never
+ * changes database, and another database's transaction cannot write our events. The view must be read after the
+ * snapshot, so this statement must be the first of its transaction to read it (PostgreSQL caches it per transaction):
+ * a read from before could show a backend of another database in a slot that one of this database has taken since.
+ * A running transaction it does not show (ended since the snapshot, or prepared) holds the line until the next look.
+ */
+const eventsHorizon = sql`(
+  SELECT coalesce(min(running.xid), pg_snapshot_xmax(pg_current_snapshot()))
+  FROM pg_snapshot_xip(pg_current_snapshot()) AS running(xid)
+  WHERE running.xid::xid NOT IN (
+    SELECT backend_xid FROM pg_stat_activity
+    WHERE datid <> (SELECT oid FROM pg_database WHERE datname = current_database()) AND backend_xid IS NOT NULL))`
+
 /** The events past a position that the dispatcher may hand out: see `dispatchPendingEvents`. */
-const pendingAfter = (txId: SQL, eventId: SQL) =>
-  sql`(tx_id, id) > (${txId}, ${eventId}) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`
+const pendingAfter = (txId: SQL, eventId: SQL) => sql`(tx_id, id) > (${txId}, ${eventId}) AND tx_id < ${eventsHorizon}`
 
 /**
  * Whether events wait past the position, in one statement without a transaction or locks (the loop's look):
@@ -133,10 +150,10 @@ export async function anyEventPending(db: Executor): Promise<boolean | 'held'> {
  * Hands the next batch of committed events to the subscribers and moves the position past it; returns how
  * many it handed out (0 also when another process is dispatching).
  *
- * Events are read in (tx_id, id) order, and only those of transactions older than every transaction still
- * running (the snapshot's xmin): a transaction that is still open can commit events later, but only with a
- * tx_id above that line, so the position never skips one. Holding the position row's lock makes one process
- * dispatch at a time.
+ * Events are read in (tx_id, id) order, and only those of transactions older than every transaction of this
+ * database still running (`eventsHorizon`): a transaction that is still open can commit events later, but only
+ * with a tx_id above that line, so the position never skips one. Holding the position row's lock makes one
+ * process dispatch at a time.
  */
 export async function dispatchPendingEvents(ctx: AppContext, batchSize = dispatchBatchSize): Promise<number> {
   const failedDeliveries = failedDeliveriesOf(ctx)

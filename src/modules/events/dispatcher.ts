@@ -11,8 +11,8 @@ export const dispatchEventsLoop = defineLoop({
   wakeGapMs: 50,
   errorBackoffMs: 2_000,
   hasWork: (ctx) => anyEventPending(ctx.db),
-  // Events committed behind a transaction still open (of any database on the server: the snapshot's horizon is the
-  // cluster's) are handed out once it ends; a wake that came before then would otherwise wait for the next poll.
+  // Events committed behind a transaction of this database still open are handed out once it ends; a wake that came
+  // before then would otherwise wait for the next poll.
   heldMs: 50,
   // Straight on after a full batch, or while a failed batch is retried event by event. A partial batch means
   // the bus has caught up: the pause lets the next batch gather what arrives meanwhile. Going straight on cost a
