@@ -31,6 +31,23 @@ export async function waitForDispatch(server: TestServer, projectId?: string): P
   await waitOnLoops(async () => expect(await undispatchedEvents(server, projectId)).toBe(0), eventually.timeout)
 }
 
+/**
+ * What the event bus waits on, for a timeout's message: its position, the events past it and the snapshot it
+ * would read them under, and every transaction open on the server (any one of them could hold events back).
+ */
+export async function eventBusState(server: TestServer): Promise<string> {
+  const bus = await server.ctx.db.execute(sql`
+    SELECT current_database() AS database, p.tx_id, p.event_id, pg_current_snapshot() AS snapshot,
+      (SELECT count(*)::int FROM events WHERE (tx_id, id) > (p.tx_id, p.event_id)) AS past_position
+    FROM event_bus_positions AS p`)
+  const open = await server.ctx.db.execute(sql`
+    SELECT datname, pid, state, backend_xid, backend_xmin, round(extract(epoch FROM now() - xact_start)) AS open_seconds,
+      left(query, 80) AS query
+    FROM pg_stat_activity WHERE (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL) AND pid <> pg_backend_pid()
+    ORDER BY xact_start`)
+  return JSON.stringify({ bus: bus.rows, openTransactions: open.rows }, null, 1)
+}
+
 /** The email events of one sent email, with the spec's base fields. */
 export function emailEvent(
   projectId: string,

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { campaignBody, createCampaignOk } from '../campaigns/campaign-fixtures.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { eventBusState } from '../helpers/events.js'
 import { type Account, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import { waitOnLoops } from '../helpers/loops.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -27,6 +28,17 @@ afterAll(async () => {
   await env.close()
 })
 
+/** The workflow's executions once `done` holds for them; a timeout's error also says what the event bus waited on. */
+async function executionsWithin(workflowId: string, done: Parameters<typeof executionsWhen>[2]) {
+  try {
+    return await executionsWhen(server, workflowId, done, withinMs)
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${await eventBusState(server)}`)
+  }
+}
+
+const completed = (rows: { status: string }[]) => rows[0]?.status === 'COMPLETED'
+
 /** A workflow on `eventName` whose one step (UPDATE_CONTACT) completes the execution. */
 function updatingWorkflow(target: TestServer, eventName: string) {
   return insertWorkflow(target, account.project.id, {
@@ -40,7 +52,7 @@ describe('woken loops', () => {
   it('a tracked event runs the workflow it triggers at once: the bus and then the workflow loop are woken', async () => {
     const workflow = await updatingWorkflow(server, 'woken-track')
     await track(server, account, uniqueEmail('woken'), 'woken-track')
-    const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+    const [done] = await executionsWithin(workflow.id, completed)
     expect(done?.status).toBe('COMPLETED')
   })
 
@@ -68,7 +80,7 @@ describe('woken loops', () => {
     try {
       const workflow = await updatingWorkflow(server, 'woken-elsewhere')
       await track(api, account, uniqueEmail('elsewhere'), 'woken-elsewhere')
-      const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+      const [done] = await executionsWithin(workflow.id, completed)
       expect(done?.status).toBe('COMPLETED')
     } finally {
       await api.close()
@@ -90,7 +102,7 @@ describe('woken loops', () => {
     } finally {
       older.release()
     }
-    const [done] = await executionsWhen(server, workflow.id, (rows) => rows[0]?.status === 'COMPLETED', withinMs)
+    const [done] = await executionsWithin(workflow.id, completed)
     expect(done?.status).toBe('COMPLETED')
   })
 })
