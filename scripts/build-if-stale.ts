@@ -27,7 +27,15 @@ export const serverBuild: Build = {
 export const dashboardBuild: Build = {
   name: 'dashboard',
   output: 'web/dist/index.html',
-  inputs: ['web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', ...dependencies],
+  inputs: [
+    'web/src',
+    'web/index.html',
+    'web/vite.config.ts',
+    'web/tsconfig.json',
+    // The build's last step: the brotli and gzip copies.
+    'scripts/precompress.ts',
+    ...dependencies,
+  ],
   script: 'build:web',
 }
 

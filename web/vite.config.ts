@@ -1,13 +1,40 @@
+import { rmSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin } from 'vite'
+import { precompress } from '../scripts/precompress.js'
+
+/**
+ * Brotli and gzip copies of the built files, written next to them once vite has written the build
+ * (scripts/precompress.ts): the server sends them by Accept-Encoding and never compresses per request.
+ */
+function precompressed(): Plugin {
+  return {
+    name: 'mailroom:precompress',
+    apply: 'build',
+    writeBundle: {
+      order: 'post',
+      async handler(options) {
+        const dir = options.dir ?? ''
+        try {
+          await precompress(dir)
+        } catch (err) {
+          // index.html is what says the build is done (scripts/build-if-stale.ts): without the copies it is not.
+          rmSync(path.join(dir, 'index.html'), { force: true })
+          throw err
+        }
+      },
+    },
+  }
+}
 
 // The dashboard lives under /app/ on the API's own origin, so its paths never collide with API routes
 // (GET /contacts is the API; /app/contacts is the page).
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/app/',
-  plugins: [react()],
+  plugins: [react(), precompressed()],
   resolve: {
     // Type-only imports of the server's zod schemas; `import type` is erased, so no server code is bundled.
     alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) },
