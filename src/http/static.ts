@@ -26,15 +26,18 @@ export async function registerDashboard(app: App, root = defaultWebRoot): Promis
 async function serveDashboard(app: App, root: string): Promise<void> {
   await app.register(helmet, dashboardHeaders)
   const built = existsSync(`${root}/index.html`)
-  // Only files present at start are served, so a request path never reaches the file system unchecked.
+  // Only files present at start are served, so a request path never reaches the file system unchecked. The build's
+  // brotli and gzip copies (scripts/precompress.ts) are not asked for by name: Accept-Encoding picks them.
   const files = built
     ? new Set(
         readdirSync(root, { recursive: true, withFileTypes: true })
-          .filter((entry) => entry.isFile())
+          .filter((entry) => entry.isFile() && !/\.(br|gz)$/.test(entry.name))
           .map((entry) => `${entry.parentPath.slice(root.length + 1)}/${entry.name}`.replace(/^\//, '')),
       )
     : new Set<string>()
-  if (built) await app.register(fastifyStatic, { root, serve: false })
+  // preCompressed: brotli, else gzip, else the file itself, as the request's Accept-Encoding allows (q=0 refuses
+  // one), with `Vary: Accept-Encoding`; a file without a smaller copy is sent as it is.
+  if (built) await app.register(fastifyStatic, { root, serve: false, preCompressed: true })
 
   const sendIndex = (reply: FastifyReply) =>
     // The shell names the hashed bundles of the current build, so it is never cached.
