@@ -13,6 +13,7 @@ import { segmentCompute } from './benchmarks/segment-compute.js'
 import { segmentCount } from './benchmarks/segment-count.js'
 import { sendAccept, sendBatch } from './benchmarks/send.js'
 import { track } from './benchmarks/track.js'
+import { webBundle } from './benchmarks/web-bundle.js'
 import { workflows } from './benchmarks/workflows.js'
 import { root } from './lib/server.js'
 import type { Benchmark } from './lib/types.js'
@@ -28,6 +29,7 @@ const benchmarks: Benchmark[] = [
   segmentCount,
   segmentCompute,
   workflows,
+  webBundle,
 ]
 
 function machine() {
