@@ -9,16 +9,21 @@ import { reportResult } from './lib/result.js'
 import { root, startBenchServer } from './lib/server.js'
 
 /*
- * `npx tsx bench/web-bundle.ts [--loads 5]`: what the dashboard costs a first visit. From the build (web/dist): each
- * chunk's size raw, gzip and brotli (the copies the server sends), and the first download, the files the shell
- * names (its entry script, the entry's static imports it preloads, its styles). Then in chromium, against the
- * built server on a fresh database, with an empty cache each time: the log-in page until its form can be used,
- * then logging in until the Get started checklist shows, with the bytes each step transferred (bodies as sent,
- * and headers), its requests and the time it took. The median of `--loads` cold loads is the headline.
+ * `npx tsx bench/web-bundle.ts [--loads 5] [--no-uncompressed]`: what the dashboard costs a first visit. From the
+ * build (web/dist): each chunk's size raw, gzip and brotli (the copies the server sends), and the first download,
+ * the files the shell names (its entry script, the entry's static imports it preloads, its styles). Then in
+ * chromium, against the built server on a fresh database, with an empty cache each time: the log-in page until
+ * its form can be used, then logging in until the Get started checklist shows, with the bytes each step
+ * transferred (bodies as sent, and headers), its requests and the time it took. The median of `--loads` cold
+ * loads is the headline; each is followed by one that accepts no encoding, as every visit was before the build
+ * compressed the files.
  */
 
-const { values } = parseArgs({ options: { loads: { type: 'string', default: '5' } } })
+const { values } = parseArgs({
+  options: { loads: { type: 'string', default: '5' }, 'no-uncompressed': { type: 'boolean', default: false } },
+})
 const loads = Number(values.loads)
+const compareUncompressed = !values['no-uncompressed']
 const dist = path.join(root, 'web/dist')
 /** Issue #29's budget for the first page: log-in, then Get started. */
 const firstPageBudgetBytes = 300_000
@@ -149,8 +154,17 @@ const usabilityMarks = `(() => {
 type Marks = { login?: number; submitted?: number; getStarted?: number }
 
 /** One visit with an empty cache: the log-in page until its form can be used, then Get started after logging in. */
-async function firstVisit(browser: Browser, base: string, account: { email: string; password: string }) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+async function firstVisit(
+  browser: Browser,
+  base: string,
+  account: { email: string; password: string },
+  accepting: 'browser' | 'identity',
+) {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    // `identity`: no encoding accepted, so the files come as they are, as before the build compressed them.
+    ...(accepting === 'identity' ? { extraHTTPHeaders: { 'accept-encoding': 'identity' } } : {}),
+  })
   try {
     await context.addInitScript(usabilityMarks)
     const page = await context.newPage()
@@ -206,6 +220,32 @@ async function createAccount(base: string) {
   return account
 }
 
+type Visit = Awaited<ReturnType<typeof firstVisit>>
+
+function summarize(visits: Visit[]) {
+  const last = visits.at(-1)
+  if (!last) throw new Error('no load')
+  const transferred = Math.max(...visits.map((visit) => visit.totalBytes))
+  return {
+    loginUsableMs: median(visits.map((visit) => visit.loginUsableMs)),
+    getStartedUsableMs: median(visits.map((visit) => visit.getStartedUsableMs)),
+    runs: visits.map((visit) => ({
+      loginUsableMs: Math.round(visit.loginUsableMs),
+      getStartedUsableMs: Math.round(visit.getStartedUsableMs),
+      totalBytes: visit.totalBytes,
+    })),
+    // The most any load transferred (they differ by a few header bytes), and the last one's file by file.
+    transferredBytes: transferred,
+    withinBudget: transferred <= firstPageBudgetBytes,
+    login: last.login,
+    getStarted: last.getStarted,
+  }
+}
+
+/**
+ * `loads` cold visits as chromium makes them (it accepts brotli); in a full run each is followed by one accepting
+ * no encoding, what every visit cost before the build compressed the files, so both see the same machine.
+ */
 async function loadInChromium(executablePath: string) {
   const server = await startBenchServer(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {})
   // --no-sandbox: CI runs as root, where chromium refuses its own sandbox.
@@ -213,27 +253,18 @@ async function loadInChromium(executablePath: string) {
   try {
     const account = await createAccount(server.url)
     const loadAtStart = os.loadavg()
-    const visits = []
-    for (let load = 0; load < loads; load++) visits.push(await firstVisit(browser, server.url, account))
-    const last = visits.at(-1)
-    if (!last) throw new Error('no load')
-    const transferred = Math.max(...visits.map((visit) => visit.totalBytes))
+    const compressed: Visit[] = []
+    const uncompressed: Visit[] = []
+    for (let load = 0; load < loads; load++) {
+      compressed.push(await firstVisit(browser, server.url, account, 'browser'))
+      if (compareUncompressed) uncompressed.push(await firstVisit(browser, server.url, account, 'identity'))
+    }
     return {
       loads,
-      loginUsableMs: median(visits.map((visit) => visit.loginUsableMs)),
-      getStartedUsableMs: median(visits.map((visit) => visit.getStartedUsableMs)),
-      runs: visits.map((visit) => ({
-        loginUsableMs: Math.round(visit.loginUsableMs),
-        getStartedUsableMs: Math.round(visit.getStartedUsableMs),
-        totalBytes: visit.totalBytes,
-      })),
-      // The most any load transferred (they differ by a few header bytes), and the last one's file by file.
-      transferredBytes: transferred,
-      withinBudget: transferred <= firstPageBudgetBytes,
-      // Other work on the machine moves the times: this run's load, at its start and end.
+      // Other work on the machine moves the times: this run's load average, at its start and end.
       loadAverage: [loadAtStart, os.loadavg()].map((load) => Number(load[0]?.toFixed(2))),
-      login: last.login,
-      getStarted: last.getStarted,
+      compressed: summarize(compressed),
+      uncompressed: compareUncompressed ? summarize(uncompressed) : null,
     }
   } finally {
     await browser.close()
