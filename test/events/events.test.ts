@@ -6,8 +6,8 @@ import {
   dispatchPendingEvents,
   maxDeliveryAttempts,
   subscribeToEvents,
-} from '../../src/modules/events/bus.js'
-import { dispatchEventsLoop } from '../../src/modules/events/dispatcher.js'
+} from '../../src/events/bus.js'
+import { dispatchEventsLoop } from '../../src/events/dispatcher.js'
 import { eventually } from '../helpers/emails.js'
 import { publish, undispatchedEvents, waitForDispatch } from '../helpers/events.js'
 import {

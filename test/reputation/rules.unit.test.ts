@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/config.js'
-import type { BusEvent } from '../../src/modules/events/bus.js'
+import type { BusEvent } from '../../src/events/bus.js'
 import { judge } from '../../src/modules/reputation/guard.js'
 import { percent } from '../../src/modules/reputation/rates.js'
 import { countReputationEvents } from '../../src/modules/reputation/rollup.js'

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { EventSubscriber } from '../events/bus.js'
+import type { EventSubscriber } from '../../events/bus.js'
 import { countEvents } from './rollup-sql.js'
 
 /**

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { AppError } from '../../errors.js'
-import { publishEvents } from '../events/bus.js'
+import { publishEvents } from '../../events/bus.js'
 import { type BillingCategory, currentPeriodStart, limitColumn, warningRatio } from './categories.js'
 
 export const billingWarningEvent = 'billing.limit_warning'

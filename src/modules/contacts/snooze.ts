@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js'
-import { publishEvents } from '../events/bus.js'
-import { contactSubscribedEvent } from '../events/names.js'
+import { publishEvents } from '../../events/bus.js'
+import { contactSubscribedEvent } from '../../events/names.js'
 import { endExpiredSnoozes } from './sql.js'
 
 const batchSize = 1000

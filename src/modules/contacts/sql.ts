@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { contactSubscribedEvent, contactUnsubscribedEvent } from '../events/names.js'
+import { contactSubscribedEvent, contactUnsubscribedEvent } from '../../events/names.js'
 import type { ContactDataPatch } from './data-rules.js'
 import type { ContactView } from './schemas.js'
 

@@ -1,4 +1,4 @@
-import type { EventInput } from '../events/bus.js'
+import type { EventInput } from '../../events/bus.js'
 import { emailEvent } from '../feedback/email-events.js'
 import type { SentRow } from './sql.js'
 

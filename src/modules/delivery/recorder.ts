@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js'
+import { publishEvents } from '../../events/bus.js'
 import type { Logger } from '../../logger.js'
-import { publishEvents } from '../events/bus.js'
 import { applyPendingProviderReports } from '../feedback/pending-reports.js'
 import { applyEmailFeedback } from '../feedback/service.js'
 import type { EmailMetrics } from '../metrics/registry.js'

@@ -9,10 +9,10 @@ import {
   uuidPattern,
 } from '../../db/keyset.js'
 import { AppError, validationError } from '../../errors.js'
+import { isReservedEventName } from '../../events/names.js'
 import { findCampaignsReferencing } from '../campaigns/usage.js'
 import { findSegmentsReferencing } from '../segments/usage.js'
 import { findWorkflowsReferencing } from '../workflows/usage.js'
-import { isReservedEventName } from './names.js'
 import type { EventListQuery, EventUsage, EventView } from './schemas.js'
 
 type EventRow = {

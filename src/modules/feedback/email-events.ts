@@ -1,5 +1,5 @@
 import type { emails } from '../../db/schema/index.js'
-import type { EventInput } from '../events/bus.js'
+import type { EventInput } from '../../events/bus.js'
 
 /** The email fields every `email.*` event carries (spec: "Base fields on every email event"). */
 export type EmailEventSource = Pick<

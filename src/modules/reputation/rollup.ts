@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import type { BusEvent } from '../events/bus.js'
+import type { BusEvent } from '../../events/bus.js'
 
 /** One project-hour's increments of the reputation rollup. */
 export type CountsDelta = { projectId: string; hour: string; sent: number; bounces: number; complaints: number }

@@ -1,4 +1,4 @@
-import type { EventSubscriber } from '../events/bus.js'
+import type { EventSubscriber } from '../../events/bus.js'
 import { enforceThresholds } from './guard.js'
 import { addToRollup, countReputationEvents } from './rollup.js'
 

@@ -1,4 +1,4 @@
-import type { BusEvent, EventSubscriber } from '../events/bus.js'
+import type { BusEvent, EventSubscriber } from '../../events/bus.js'
 import { isSegmentEventName } from './events.js'
 import { reevaluateContacts } from './membership.js'
 

@@ -1,9 +1,9 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
+import { wakeEventDispatcher } from '../../events/wake.js'
 import type { App } from '../../http/app-type.js'
 import { type SubscriptionPurpose, subscriptionUrl } from '../../mail/outbound/subscription-links.js'
-import { wakeEventDispatcher } from '../events/wake.js'
 import {
   invalidLinkPage,
   managePage,

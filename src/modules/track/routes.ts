@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js'
+import { wakeEventDispatcher } from '../../events/wake.js'
 import type { App } from '../../http/app-type.js'
 import { projectOf } from '../../http/project.js'
-import { wakeEventDispatcher } from '../events/wake.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { trackContactEvent } from './contact-event.js'
 import { dashboardTrackBody, isContactEvent, trackBody, trackResult } from './schemas.js'

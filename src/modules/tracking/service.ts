@@ -1,8 +1,8 @@
 import type pg from 'pg'
 import type { Database } from '../../db/client.js'
+import { wakeEventDispatcher } from '../../events/wake.js'
 import type { Logger } from '../../logger.js'
 import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/outbound/tracking-links.js'
-import { wakeEventDispatcher } from '../events/wake.js'
 import { classifyHitRequest, type HitRequest } from '../feedback/machine-hits.js'
 import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
 

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm'
 import type { PgInsertValue } from 'drizzle-orm/pg-core'
 import type { Transaction } from '../../../db/client.js'
 import { type workflowExecutions, workflowStepExecutions } from '../../../db/schema/index.js'
+import { type EventInput, publishEvents } from '../../../events/bus.js'
 import type { Logger } from '../../../logger.js'
-import { type EventInput, publishEvents } from '../../events/bus.js'
 import { reevaluateContacts } from '../../segments/membership.js'
 
 type Execution = typeof workflowExecutions.$inferSelect

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Transaction } from '../../../db/client.js'
-import type { BusEvent, EventSubscriber } from '../../events/bus.js'
+import type { BusEvent, EventSubscriber } from '../../../events/bus.js'
 import { wakeWorkflowLoop } from '../engine/wake.js'
 
 /** The batch as rows for one statement; `position` keeps the bus's order (a contact's events in order). */

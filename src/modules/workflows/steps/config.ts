@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { conditionOperators } from '../../../conditions/index.js'
-import { isReservedEventName } from '../../events/names.js'
+import { isReservedEventName } from '../../../events/names.js'
 
 /*
  * Each step type's `config`, Plunk's shapes (plunk-compat §4.1), validated when a step is saved (DESIGN §4:

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { wakeLoop } from '../../jobs/loop-wake.js'
+import { wakeLoop } from '../jobs/loop-wake.js'
 
 export const dispatcherLoopName = 'events-dispatch'
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
-import type { AppContext } from '../../context.js'
-import type { Executor, Transaction } from '../../db/client.js'
-import { newTimeOrderedUuid } from '../../db/time-ordered-uuid.js'
+import type { AppContext } from '../context.js'
+import type { Executor, Transaction } from '../db/client.js'
+import { newTimeOrderedUuid } from '../db/time-ordered-uuid.js'
 
 /**
  * The in-app event bus.

@@ -1,4 +1,4 @@
-import { defineLoop } from '../../jobs/loop.js'
+import { defineLoop } from '../jobs/loop.js'
 import { anyEventPending, dispatchBatchSize, dispatchPendingEvents, isolatingFailedEvents } from './bus.js'
 import { dispatcherLoopName } from './wake.js'
 
