@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { notFound } from '../../errors.js'
-import { findCampaignsReferencing } from '../campaigns/usage.js'
-import { findSegmentsReferencing } from '../segments/usage.js'
-import { findWorkflowsReferencing } from '../workflows/usage.js'
+import { findReferences } from '../references/where-used.js'
 import type { UsageView } from './schemas.js'
 
 const standardFields = [
@@ -63,13 +61,7 @@ export async function listFieldValues(db: Executor, projectId: string, field: st
 
 /** Segments, campaigns and workflows (CONDITION fields, UPDATE_CONTACT updates) that reference `data.<field>`. */
 export async function findFieldUsage(db: Executor, projectId: string, field: string): Promise<UsageView> {
-  const target = { dataKey: field }
-  const [segments, campaigns, workflows] = await Promise.all([
-    findSegmentsReferencing(db, projectId, target),
-    findCampaignsReferencing(db, projectId, target),
-    findWorkflowsReferencing(db, projectId, target),
-  ])
-  return { segments, campaigns, workflows }
+  return findReferences(db, projectId, { dataKey: field })
 }
 
 export async function deleteContactField(db: Executor, projectId: string, field: string) {

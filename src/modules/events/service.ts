@@ -10,9 +10,7 @@ import {
 } from '../../db/keyset.js'
 import { AppError, validationError } from '../../errors.js'
 import { isReservedEventName } from '../../events/names.js'
-import { findCampaignsReferencing } from '../campaigns/usage.js'
-import { findSegmentsReferencing } from '../segments/usage.js'
-import { findWorkflowsReferencing } from '../workflows/usage.js'
+import { findReferences } from '../references/where-used.js'
 import type { EventListQuery, EventUsage, EventView } from './schemas.js'
 
 type EventRow = {
@@ -131,13 +129,7 @@ export async function listEventNames(db: Executor, projectId: string) {
 
 /** Segments, campaign audiences and workflows (EVENT trigger, WAIT_FOR_EVENT steps) that reference the event. */
 export async function findEventUsage(db: Executor, projectId: string, name: string): Promise<EventUsage> {
-  const target = { eventName: name }
-  const [segments, campaigns, workflows] = await Promise.all([
-    findSegmentsReferencing(db, projectId, target),
-    findCampaignsReferencing(db, projectId, target),
-    findWorkflowsReferencing(db, projectId, target),
-  ])
-  return { event: name, segments, campaigns, workflows }
+  return { event: name, ...(await findReferences(db, projectId, { eventName: name })) }
 }
 
 export function reservedEventError(name: string, field = 'event'): AppError {

@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../errors.js'
 import { pageOf } from '../../http/pagination.js'
 import { validateTemplate } from '../../mail/outbound/render.js'
 import { assertSenderAllowed } from '../domains/service.js'
-import { findWorkflowsUsingTemplate } from '../workflows/usage.js'
+import { findWorkflowsUsingTemplate } from '../references/workflows.js'
 import type {
   TemplateCreate,
   TemplateListQuery,

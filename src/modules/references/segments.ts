@@ -2,7 +2,7 @@ import { and, asc, eq, isNotNull } from 'drizzle-orm'
 import { type ConditionReferenceTarget, conditionRefersTo } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { segments } from '../../db/schema/index.js'
-import type { UsageView } from '../contacts/schemas.js'
+import type { Reference } from './where-used.js'
 
 /**
  * The project's segments whose condition refers to a contact data key (`data.<key>`) or an event name
@@ -12,7 +12,7 @@ export async function findSegmentsReferencing(
   db: Executor,
   projectId: string,
   target: ConditionReferenceTarget,
-): Promise<UsageView['segments']> {
+): Promise<Reference[]> {
   const rows = await db
     .select({ id: segments.id, name: segments.name, condition: segments.condition })
     .from(segments)

@@ -2,6 +2,7 @@ import { asc, eq } from 'drizzle-orm'
 import { type ConditionReferenceTarget, conditionRefersTo } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { campaigns } from '../../db/schema/index.js'
+import type { Reference } from './where-used.js'
 
 /** Liquid that reads a data key: `{{ key }}`, `{{ data.key }}`, or `data.key` in a tag. */
 function readsDataKey(source: string, key: string): boolean {
@@ -17,7 +18,7 @@ export async function findCampaignsReferencing(
   db: Executor,
   projectId: string,
   target: ConditionReferenceTarget,
-): Promise<{ id: string; name: string }[]> {
+): Promise<Reference[]> {
   const rows = await db
     .select({
       id: campaigns.id,

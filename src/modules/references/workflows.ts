@@ -2,8 +2,7 @@ import { and, asc, eq, exists, inArray, or, sql } from 'drizzle-orm'
 import type { ConditionReferenceTarget } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { workflowSteps, workflows } from '../../db/schema/index.js'
-
-type WorkflowReference = { id: string; name: string }
+import type { Reference } from './where-used.js'
 
 /** Whether a CONDITION field (`data.plan`, `contact.data.plan.tier`) reads the contact data key. */
 function fieldReadsKey(field: unknown, key: string): boolean {
@@ -19,7 +18,7 @@ function stepUsesKey(step: { type: string; config: Record<string, unknown> }, ke
 }
 
 /** Workflows whose EVENT trigger or a WAIT_FOR_EVENT step names the event. */
-async function findWorkflowsOnEvent(db: Executor, projectId: string, eventName: string): Promise<WorkflowReference[]> {
+async function findWorkflowsOnEvent(db: Executor, projectId: string, eventName: string): Promise<Reference[]> {
   const waitsForIt = db
     .select({ id: workflowSteps.id })
     .from(workflowSteps)
@@ -43,14 +42,14 @@ async function findWorkflowsOnEvent(db: Executor, projectId: string, eventName: 
 }
 
 /** Workflows with a CONDITION step testing `data.<key>` or an UPDATE_CONTACT step writing the key. */
-async function findWorkflowsOnDataKey(db: Executor, projectId: string, key: string): Promise<WorkflowReference[]> {
+async function findWorkflowsOnDataKey(db: Executor, projectId: string, key: string): Promise<Reference[]> {
   const rows = await db
     .select({ id: workflows.id, name: workflows.name, type: workflowSteps.type, config: workflowSteps.config })
     .from(workflowSteps)
     .innerJoin(workflows, eq(workflows.id, workflowSteps.workflowId))
     .where(and(eq(workflows.projectId, projectId), inArray(workflowSteps.type, ['CONDITION', 'UPDATE_CONTACT'])))
     .orderBy(asc(workflows.createdAt), asc(workflows.id))
-  const found = new Map<string, WorkflowReference>()
+  const found = new Map<string, Reference>()
   for (const row of rows) if (stepUsesKey(row, key)) found.set(row.id, { id: row.id, name: row.name })
   return [...found.values()]
 }
@@ -63,7 +62,7 @@ export function findWorkflowsReferencing(
   db: Executor,
   projectId: string,
   target: ConditionReferenceTarget,
-): Promise<WorkflowReference[]> {
+): Promise<Reference[]> {
   return 'dataKey' in target
     ? findWorkflowsOnDataKey(db, projectId, target.dataKey)
     : findWorkflowsOnEvent(db, projectId, target.eventName)
@@ -74,7 +73,7 @@ export async function findWorkflowsUsingTemplate(
   db: Executor,
   projectId: string,
   templateId: string,
-): Promise<WorkflowReference[]> {
+): Promise<Reference[]> {
   return db
     .selectDistinctOn([workflows.createdAt, workflows.id], { id: workflows.id, name: workflows.name })
     .from(workflowSteps)
