@@ -8,6 +8,7 @@ import type { InboundServer } from './mail/inbound/server.js'
 import { countDispatchedEvents } from './modules/analytics/rollup.js'
 import { expireAccountRowsJob } from './modules/auth/jobs.js'
 import { campaignsLoop } from './modules/campaigns/loop.js'
+import { personaliseCampaignEmails } from './modules/campaigns/personalise.js'
 import { bulkContactsJob, contactJobFailedJob, endSnoozesJob, importContactsJob } from './modules/contacts/jobs.js'
 import type { Outbox } from './modules/delivery/outbox.js'
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './modules/delivery/worker.js'
@@ -68,7 +69,11 @@ export async function startWorker(ctx: AppContext, options: WorkerOptions = {}):
   // A Set: subscribing again (a second context in one process) changes nothing.
   for (const subscriber of eventSubscribers) subscribeToEvents(subscriber)
   await startWorkers(ctx, jobs, loops, options.loops)
-  const outbox = startDeliveryWorker(ctx, options.delivery)
+  // Campaign mail is made for each contact as it is sent: the campaigns module says how, the outbox never asks it.
+  const outbox = startDeliveryWorker(ctx, {
+    personalise: (emails) => personaliseCampaignEmails(ctx, emails),
+    ...options.delivery,
+  })
   try {
     const inbound = await startInboundReceiver(ctx)
     return { outbox, inbound, stop: () => outbox.stop() }

@@ -1,7 +1,6 @@
 import { isSoleWorker } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { createTransportFromConfig } from '../../mail/transports/index.js'
-import { personaliseCampaignEmails } from '../campaigns/personalise.js'
 import { getSigningKey } from '../domains/service.js'
 import { type Outbox, type OutboxOptions, startOutbox } from './outbox.js'
 
@@ -20,7 +19,6 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
   return startOutbox(ctx, {
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
     soleWorker: isSoleWorker(ctx.config),
-    personalise: (emails) => personaliseCampaignEmails(ctx, emails),
     composeThreads: ctx.config.composeThreads,
     leaseSeconds: ctx.config.crashRecovery.outboxLeaseSeconds,
     ...options,
