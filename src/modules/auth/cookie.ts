@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { AppContext } from '../../context.js'
 import { sessionCookieName } from '../../http/auth.js'
-import { createSession, sessionLifetimeSeconds } from './session.js'
+import { createSession, sessionLifetimeSeconds } from '../sessions/session.js'
 
 /** Starts a session for the user and sets its cookie on the reply (password login, signup, OAuth). */
 export async function startSession(ctx: AppContext, reply: FastifyReply, userId: string): Promise<void> {

@@ -4,11 +4,11 @@ import type { AppContext } from '../../context.js'
 import { users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { normalizeEmail } from '../../mail/address.js'
+import { endUserSessions } from '../sessions/session.js'
 import { passwordResetMessage } from '../system-mail/messages.js'
 import { queueSystemEmail, wakeSystemMail } from '../system-mail/service.js'
 import { consumeAccountToken, countRecentAccountTokens, issueAccountToken } from './account-tokens.js'
 import { accountEmailsPerHour } from './email-verification.js'
-import { endUserSessions } from './session.js'
 
 /**
  * Mails a reset link when the address has an account and fewer than `accountEmailsPerHour` links went to it in

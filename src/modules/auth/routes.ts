@@ -6,6 +6,7 @@ import { sessionCookieName } from '../../http/auth.js'
 import { userOf } from '../../http/project.js'
 import { acceptInvitation, getInvitation } from '../members/invitations.js'
 import { acceptInvitationBody, invitationQuery, invitationResponse } from '../members/schemas.js'
+import { endSession, readSessionToken } from '../sessions/session.js'
 import { credentials, loginBody, userView } from '../users/schemas.js'
 import { getUser } from '../users/service.js'
 import { startSession } from './cookie.js'
@@ -19,7 +20,6 @@ import {
   resetPasswordBody,
   verifyEmailBody,
 } from './schemas.js'
-import { endSession, readSessionToken } from './session.js'
 import { logIn, signUp } from './signup.js'
 
 export function registerAuthRoutes(app: App, ctx: AppContext): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { newPassword } from './password-policy.js'
+import { newPassword } from '../users/password-policy.js'
 
 // Tokens are 64 hex characters (32 random bytes), as Plunk's.
 const accountToken = z.string().regex(/^[0-9a-f]{64}$/, 'must be a 64-character hex token')

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js'
 import { oauthAccounts, users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { normalizeEmail } from '../../mail/address.js'
-import { endUserSessions } from '../auth/session.js'
+import { endUserSessions } from '../sessions/session.js'
 import type { OAuthProfile, OAuthProvider } from './profiles.js'
 
 /**

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm'
 import { type ConditionReferenceTarget, conditionRefersTo } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { campaigns } from '../../db/schema/index.js'
-import type { Reference } from './where-used.js'
+import type { Reference } from './reference.js'
 
 /** Liquid that reads a data key: `{{ key }}`, `{{ data.key }}`, or `data.key` in a tag. */
 function readsDataKey(source: string, key: string): boolean {

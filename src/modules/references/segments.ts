@@ -2,7 +2,7 @@ import { and, asc, eq, isNotNull } from 'drizzle-orm'
 import { type ConditionReferenceTarget, conditionRefersTo } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { segments } from '../../db/schema/index.js'
-import type { Reference } from './where-used.js'
+import type { Reference } from './reference.js'
 
 /**
  * The project's segments whose condition refers to a contact data key (`data.<key>`) or an event name

@@ -1,11 +1,9 @@
 import type { ConditionReferenceTarget } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { findCampaignsReferencing } from './campaigns.js'
+import type { Reference } from './reference.js'
 import { findSegmentsReferencing } from './segments.js'
 import { findWorkflowsReferencing } from './workflows.js'
-
-/** Something that uses a field or an event: its id and name, for a "used by" list. */
-export type Reference = { id: string; name: string }
 
 export type References = { segments: Reference[]; campaigns: Reference[]; workflows: Reference[] }
 

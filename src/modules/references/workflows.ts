@@ -2,7 +2,7 @@ import { and, asc, eq, exists, inArray, or, sql } from 'drizzle-orm'
 import type { ConditionReferenceTarget } from '../../conditions/index.js'
 import type { Executor } from '../../db/client.js'
 import { workflowSteps, workflows } from '../../db/schema/index.js'
-import type { Reference } from './where-used.js'
+import type { Reference } from './reference.js'
 
 /** Whether a CONDITION field (`data.plan`, `contact.data.plan.tier`) reads the contact data key. */
 function fieldReadsKey(field: unknown, key: string): boolean {

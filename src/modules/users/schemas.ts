@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { newPassword } from '../auth/password-policy.js'
+import { newPassword } from './password-policy.js'
 
 // A signed invitation link's token: signing up or logging in with it joins the project it invites to.
 const invitation = z.string().min(1).max(512).optional()
