@@ -35,6 +35,7 @@ import { registerOAuthRoutes } from './modules/oauth/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
+import { reevaluateContacts } from './modules/segments/membership.js'
 import { registerSegmentRoutes } from './modules/segments/routes.js'
 import { registerSendRoutes } from './modules/send/routes.js'
 import { findSession } from './modules/sessions/session.js'
@@ -130,7 +131,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerBillingRoutes(app, ctx)
   registerMemberRoutes(app, ctx)
   registerSetupStateRoutes(app, ctx)
-  registerContactRoutes(app, ctx)
+  registerContactRoutes(app, ctx, (tx, changed) => reevaluateContacts(tx, ctx.log, changed))
   registerEventRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
   registerSendRoutes(app, ctx)

@@ -1,5 +1,9 @@
 import type { FastifyRequest } from 'fastify'
+import { z } from 'zod'
 import type { MemberRole } from './auth.js'
+
+/** `/projects/:id/…` and `/users/@me/projects/:id/…`: the path names the project (`projectParam: 'id'`). */
+export const projectIdParams = z.object({ id: z.uuid() })
 
 /** Routes with `auth: 'secret'`, `'project'` or `'track'` only run with a project, so a missing one is a wiring bug. */
 export function projectOf(request: FastifyRequest): string {

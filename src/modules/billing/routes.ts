@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectIdParams } from '../projects/schemas.js'
+import { projectIdParams } from '../../http/project.js'
 import { getBillingConsumption, getBillingLimits, setBillingLimits } from './limits.js'
 import {
   billingConsumptionView,

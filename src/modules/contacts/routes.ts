@@ -31,9 +31,16 @@ import {
   lookupResult,
   usageView,
 } from './schemas.js'
-import { createContact, deleteContact, getContact, lookupContacts, updateContact } from './service.js'
+import {
+  createContact,
+  deleteContact,
+  getContact,
+  lookupContacts,
+  type SegmentReevaluation,
+  updateContact,
+} from './service.js'
 
-export function registerContactRoutes(app: App, ctx: AppContext): void {
+export function registerContactRoutes(app: App, ctx: AppContext, reevaluate: SegmentReevaluation): void {
   const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['contacts']
 
@@ -47,7 +54,7 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     '/contacts',
     { config, schema: { tags, body: contactCreate, response: { 200: contactCreated, 201: contactCreated } } },
     async (request, reply) => {
-      const result = await createContact(ctx.db, ctx.log, projectOf(request), request.body)
+      const result = await createContact(ctx.db, reevaluate, projectOf(request), request.body)
       // A new contact or a subscription change published an event.
       wakeEventDispatcher(ctx.pool)
       return reply
@@ -134,7 +141,7 @@ export function registerContactRoutes(app: App, ctx: AppContext): void {
     '/contacts/:id',
     { config, schema: { tags, params: contactIdParams, body: contactUpdate, response: { 200: contactView } } },
     async (request) => {
-      const contact = await updateContact(ctx.db, ctx.log, projectOf(request), request.params.id, request.body)
+      const contact = await updateContact(ctx.db, reevaluate, projectOf(request), request.params.id, request.body)
       // A subscription change published an event.
       wakeEventDispatcher(ctx.pool)
       return contact

@@ -5,9 +5,7 @@ import { contacts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { type PublishedEvent, publishEvents } from '../../events/bus.js'
 import { subscriptionEventName } from '../../events/names.js'
-import type { Logger } from '../../logger.js'
 import { normalizeEmail } from '../../mail/address.js'
-import { reevaluateContacts } from '../segments/membership.js'
 import { emptyDataPatch, resolveContactData } from './data-rules.js'
 import type { ContactCreate, ContactUpdate, ContactView } from './schemas.js'
 import { toContactView, updateContactRow, upsertContactRow, upsertContactRows } from './sql.js'
@@ -141,12 +139,21 @@ export async function setContactSubscription(
 }
 
 /**
+ * Re-evaluates written contacts against their projects' tracked segments, in the writer's transaction. The app's
+ * wiring gives segments' `reevaluateContacts`: segments build on contacts, so contacts do not import them.
+ */
+export type SegmentReevaluation = (
+  tx: Transaction,
+  contactsByProject: ReadonlyMap<string, readonly string[]>,
+) => Promise<void>
+
+/**
  * POST /contacts. A contact created or changed here is re-evaluated against the project's tracked segments in
  * the same transaction: no event announces a change of data, and its entry or exit should not wait for the sweep.
  */
 export async function createContact(
   db: Database,
-  log: Logger,
+  reevaluate: SegmentReevaluation,
   projectId: string,
   input: ContactCreate,
 ): Promise<ContactUpsertResult> {
@@ -159,7 +166,7 @@ export async function createContact(
       { email, subscribed: input.subscribed, data: input.data },
       { subscribedIfNew: true },
     )
-    await reevaluateContacts(tx, log, new Map([[projectId, [result.contact.id]]]))
+    await reevaluate(tx, new Map([[projectId, [result.contact.id]]]))
     return result
   })
 }
@@ -204,7 +211,7 @@ function snoozeTarget(input: ContactUpdate, now: Date): Date | null | undefined 
 /** PATCH /contacts/:id; a change of data or address is re-evaluated at once, as for `createContact`. */
 export async function updateContact(
   db: Database,
-  log: Logger,
+  reevaluate: SegmentReevaluation,
   projectId: string,
   contactId: string,
   input: ContactUpdate,
@@ -226,7 +233,7 @@ export async function updateContact(
       await publishSubscriptionChange(tx, projectId, row.id, row.subscribed)
     }
     if (input.data !== undefined || input.email !== undefined) {
-      await reevaluateContacts(tx, log, new Map([[projectId, [row.id]]]))
+      await reevaluate(tx, new Map([[projectId, [row.id]]]))
     }
     return toContactView(row)
   })

@@ -1,17 +1,10 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { userOf } from '../../http/project.js'
+import { projectIdParams, userOf } from '../../http/project.js'
 import { cancelSubscriptionQuietly } from '../billing/stripe-sessions.js'
 import { deleteProject, resetProject } from './lifecycle.js'
-import {
-  projectConfirmation,
-  projectCreate,
-  projectDone,
-  projectIdParams,
-  projectUpdate,
-  projectView,
-} from './schemas.js'
+import { projectConfirmation, projectCreate, projectDone, projectUpdate, projectView } from './schemas.js'
 import { createProject, listUserProjects, regenerateProjectKeys, updateProject } from './service.js'
 
 export function registerProjectRoutes(app: App, ctx: AppContext): void {

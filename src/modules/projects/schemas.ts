@@ -1,7 +1,5 @@
 import { z } from 'zod'
 
-export const projectIdParams = z.object({ id: z.uuid() })
-
 export const projectCreate = z.object({
   name: z.string().trim().min(1).max(100),
 })

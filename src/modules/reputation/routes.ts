@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectOf, userOf } from '../../http/project.js'
+import { projectIdParams, projectOf, userOf } from '../../http/project.js'
 import { wakeOutbox } from '../delivery/service.js'
-import { projectIdParams } from '../projects/schemas.js'
 import { securityView } from './schemas.js'
 import { getMemberProjectSecurity, getProjectSecurity, resumeProjectSending } from './service.js'
 

@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectOf } from '../../http/project.js'
-import { projectIdParams } from '../projects/schemas.js'
+import { projectIdParams, projectOf } from '../../http/project.js'
 import { getSetupState, setupStateView } from './service.js'
 
 export function registerSetupStateRoutes(app: App, ctx: AppContext): void {
