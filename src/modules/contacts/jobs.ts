@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineJob } from '../../jobs/define.js'
-import { runBulkJob } from './bulk.js'
-import { runContactImport } from './import.js'
+import { runBulkJob } from './bulk-job.js'
+import { runContactImport } from './import-job.js'
 import { markContactJobFailed } from './job-failures.js'
 import { endSnoozes } from './snooze.js'
 

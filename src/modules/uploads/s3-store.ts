@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { S3Config } from '../../config.js'
-import type { ObjectStore } from './storage.js'
+import type { ObjectStore } from './object-store.js'
 
 // Loaded on first use: the AWS SDK costs memory that a deployment storing uploads locally should not pay.
 const loadSdk = () => import('@aws-sdk/client-s3')

@@ -10,8 +10,9 @@ import { AppError, notFound } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { cleanImage } from './image.js'
 import type { ImageUpload } from './multipart.js'
+import type { ObjectStore } from './object-store.js'
 import type { UploadListQuery, UploadPage, UploadView } from './schemas.js'
-import { localUploadsDir, type ObjectStore, uploadStores } from './storage.js'
+import { localUploadsDir, uploadStores } from './storage.js'
 
 export type UploadDeps = { db: Executor; config: Config; log: Logger }
 

@@ -1,17 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../../config.js'
+import type { ObjectStore } from './object-store.js'
 import { createS3Store } from './s3-store.js'
-
-/** Where upload bytes are kept. Keys are ours (see `newObjectKey`), never a client's text. */
-export type ObjectStore = {
-  kind: 'local' | 's3'
-  put(key: string, bytes: Buffer, contentType: string): Promise<void>
-  /** Removes the objects; a key already gone is not an error, so an interrupted delete can be repeated. */
-  remove(keys: readonly string[]): Promise<void>
-  urlOf(key: string): string
-  close(): Promise<void>
-}
 
 /** What the server's public file route serves: `<projectId>/<timestamp>-<16 hex>.<ext>`. */
 export const localKeyPattern =
