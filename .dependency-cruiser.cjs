@@ -29,6 +29,13 @@ module.exports = {
       from: { path: '^src/(db|mail|http|jobs|conditions|events)/' },
       to: { path: '^src/modules/' },
     },
+    {
+      name: 'mcp-through-the-api',
+      comment: 'MCP tools act through the HTTP API (docs/decisions/0020); from modules they take only zod schemas.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/modules/', pathNot: ['/schemas[.]ts$', '^src/modules/activity/types[.]ts$'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
