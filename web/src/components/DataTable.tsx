@@ -1,20 +1,24 @@
-import { Paper, Table } from '@mantine/core'
+import { Table } from '@mantine/core'
 import type { ReactNode } from 'react'
+import { TableFrame } from './TableFrame'
 
 /** A bordered table with its name, column headers and a busy flag while a newer page loads. */
 export function DataTable({
   label,
   columns,
   busy,
+  minWidth = 560,
   children,
 }: {
   label: string
   columns: string[]
   busy?: boolean
+  /** Below this width the table scrolls sideways in its frame. */
+  minWidth?: number
   children: ReactNode
 }) {
   return (
-    <Paper withBorder>
+    <TableFrame minWidth={minWidth}>
       <Table highlightOnHover aria-label={label} aria-busy={busy}>
         <Table.Thead>
           <Table.Tr>
@@ -27,6 +31,6 @@ export function DataTable({
         </Table.Thead>
         <Table.Tbody>{children}</Table.Tbody>
       </Table>
-    </Paper>
+    </TableFrame>
   )
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Stack, Text, Title } from '@mantine/core'
+import { Alert, Button, Center, Flex, Group, Loader, Stack, Text, Title } from '@mantine/core'
 import type { UseQueryResult } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { ApiError } from '../api/client'
@@ -78,13 +78,17 @@ export function EmptyState({ title, children, action }: { title: string; childre
   )
 }
 
+/**
+ * A page's title and its actions: side by side, the actions below the title on a phone. A long title (a contact's
+ * address) wraps anywhere rather than widening the page.
+ */
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
-    <Group justify="space-between" mb="md" wrap="nowrap">
-      <Title order={1} size="h2">
+    <Flex justify="space-between" align="center" gap="md" mb="md" wrap={{ base: 'wrap', sm: 'nowrap' }}>
+      <Title order={1} size="h2" style={{ overflowWrap: 'anywhere' }}>
         {title}
       </Title>
       <Group gap="xs">{children}</Group>
-    </Group>
+    </Flex>
   )
 }

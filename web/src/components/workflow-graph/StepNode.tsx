@@ -16,11 +16,12 @@ export function StepNode({ data, selected }: NodeProps<StepNodeType>) {
       <Badge size="xs" color={step.type === 'TRIGGER' ? 'violet.9' : 'gray.8'} mb={4}>
         {data.typeLabel}
       </Badge>
-      <Text size="sm" fw={600} lineClamp={1}>
+      {/* A long event name breaks anywhere instead of leaving "Trigger:…"; what still does not fit is on hover. */}
+      <Text size="sm" fw={600} lineClamp={4} title={step.name} style={{ overflowWrap: 'anywhere' }}>
         {step.name}
       </Text>
       {data.summary && (
-        <Text size="xs" c="dark.3" lineClamp={1}>
+        <Text size="xs" c="dark.3" lineClamp={2} title={data.summary} style={{ overflowWrap: 'anywhere' }}>
           {data.summary}
         </Text>
       )}

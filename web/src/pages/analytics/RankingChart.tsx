@@ -1,5 +1,12 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 
+const tickLengthChars = 20
+
+/** A name cut to fit the axis; the tooltip and the table beside the chart show it in full. */
+function shorten(name: string): string {
+  return name.length > tickLengthChars ? `${name.slice(0, tickLengthChars - 1)}…` : name
+}
+
 /** A horizontal bar per name, longest first, for the top-N lists; the panels show the same numbers as text. */
 export function RankingChart({ rows, label }: { rows: { name: string; value: number }[]; label: string }) {
   return (
@@ -8,7 +15,13 @@ export function RankingChart({ rows, label }: { rows: { name: string; value: num
         <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#dee2e6" horizontal={false} />
           <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12, fill: '#495057' }} />
-          <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12, fill: '#495057' }} />
+          <YAxis
+            type="category"
+            dataKey="name"
+            width={140}
+            tick={{ fontSize: 12, fill: '#495057' }}
+            tickFormatter={shorten}
+          />
           <Tooltip />
           <Bar dataKey="value" name={label} fill="#364fc7" isAnimationActive={false} />
         </BarChart>

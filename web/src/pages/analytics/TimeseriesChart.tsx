@@ -1,6 +1,7 @@
 import { Paper, Table, Text } from '@mantine/core'
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Timeseries } from '../../api/types'
+import { TableScroll } from '../../components/TableFrame'
 import { metrics } from './metrics'
 
 function bucketLabel(bucket: string, granularity: Timeseries['granularity']): string {
@@ -46,28 +47,30 @@ export function TimeseriesChart({ series }: { series: Timeseries }) {
                 Show as a table
               </Text>
             </summary>
-            <Table aria-label={`Emails per ${series.granularity}`} mt="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">{series.granularity === 'hour' ? 'Hour' : 'Day'}</Table.Th>
-                  {metrics.map((metric) => (
-                    <Table.Th scope="col" key={metric.key}>
-                      {metric.label}
-                    </Table.Th>
-                  ))}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rows.map((row) => (
-                  <Table.Tr key={row.bucket}>
-                    <Table.Td>{new Date(row.bucket).toLocaleString()}</Table.Td>
+            <TableScroll minWidth={560}>
+              <Table aria-label={`Emails per ${series.granularity}`} mt="xs">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">{series.granularity === 'hour' ? 'Hour' : 'Day'}</Table.Th>
                     {metrics.map((metric) => (
-                      <Table.Td key={metric.key}>{row[metric.key]}</Table.Td>
+                      <Table.Th scope="col" key={metric.key}>
+                        {metric.label}
+                      </Table.Th>
                     ))}
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rows.map((row) => (
+                    <Table.Tr key={row.bucket}>
+                      <Table.Td>{new Date(row.bucket).toLocaleString()}</Table.Td>
+                      {metrics.map((metric) => (
+                        <Table.Td key={metric.key}>{row[metric.key]}</Table.Td>
+                      ))}
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
           </details>
         </figcaption>
       </figure>

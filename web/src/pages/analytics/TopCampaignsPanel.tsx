@@ -6,6 +6,7 @@ import { useProject } from '../../api/project-context'
 import type { TopCampaigns } from '../../api/types'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { RankingChart } from './RankingChart'
 
 const rankings = {
@@ -54,24 +55,26 @@ export function TopCampaignsPanel() {
                 rows={data.data.map((row) => ({ name: row.name ?? 'Deleted campaign', value: row[metric] }))}
                 label={`Campaigns by ${rankings[metric].toLowerCase()}`}
               />
-              <Table aria-label="Top campaigns" mt="xs">
-                <ColumnHeads columns={['Campaign', 'Sent', 'Opened', 'Clicked', 'Open rate']} />
-                <Table.Tbody>
-                  {data.data.map((row) => (
-                    <Table.Tr key={row.campaignId}>
-                      <Table.Td>
-                        <Text size="sm" c={row.name ? undefined : 'dimmed'}>
-                          {row.name ?? 'Deleted campaign'}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>{row.sent.toLocaleString()}</Table.Td>
-                      <Table.Td>{row.opened.toLocaleString()}</Table.Td>
-                      <Table.Td>{row.clicked.toLocaleString()}</Table.Td>
-                      <Table.Td>{row.openRate}%</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <TableScroll minWidth={480}>
+                <Table aria-label="Top campaigns" mt="xs">
+                  <ColumnHeads columns={['Campaign', 'Sent', 'Opened', 'Clicked', 'Open rate']} />
+                  <Table.Tbody>
+                    {data.data.map((row) => (
+                      <Table.Tr key={row.campaignId}>
+                        <Table.Td>
+                          <Text size="sm" c={row.name ? undefined : 'dimmed'}>
+                            {row.name ?? 'Deleted campaign'}
+                          </Text>
+                        </Table.Td>
+                        <Table.Td>{row.sent.toLocaleString()}</Table.Td>
+                        <Table.Td>{row.opened.toLocaleString()}</Table.Td>
+                        <Table.Td>{row.clicked.toLocaleString()}</Table.Td>
+                        <Table.Td>{row.openRate}%</Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </TableScroll>
             </Paper>
           )
         }

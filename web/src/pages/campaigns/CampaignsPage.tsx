@@ -1,4 +1,4 @@
-import { Anchor, Button, Table, Text } from '@mantine/core'
+import { Button, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { campaignsKey } from '../../api/campaigns'
@@ -11,6 +11,7 @@ import { ListFilters } from '../../components/ListFilters'
 import { useListFilters } from '../../components/list-filters'
 import { PagedList } from '../../components/PagedList'
 import { PageHeader } from '../../components/states'
+import { TruncatedLink } from '../../components/TruncatedLink'
 import { audienceLabel, StatusBadge } from './campaign-labels'
 
 export function CampaignsPage() {
@@ -66,10 +67,8 @@ export function CampaignsPage() {
             {result.data.map((campaign) => (
               <Table.Tr key={campaign.id}>
                 <Table.Td>
-                  <Anchor component={Link} to={`/campaigns/${campaign.id}`} size="sm" fw={500}>
-                    {campaign.name}
-                  </Anchor>
-                  <Text size="xs" c="dimmed" lineClamp={1}>
+                  <TruncatedLink to={`/campaigns/${campaign.id}`} text={campaign.name} fw={500} />
+                  <Text size="xs" c="dimmed" lineClamp={1} title={campaign.subject}>
                     {campaign.subject}
                   </Text>
                 </Table.Td>

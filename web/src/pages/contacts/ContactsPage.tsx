@@ -1,16 +1,4 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Checkbox,
-  Group,
-  Paper,
-  SegmentedControl,
-  Select,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core'
+import { Badge, Button, Checkbox, Group, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
@@ -21,6 +9,8 @@ import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
 import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
+import { TruncatedLink } from '../../components/TruncatedLink'
 import { useCursors } from '../../components/use-cursors'
 import { BulkActions } from './BulkActions'
 
@@ -146,8 +136,10 @@ export function ContactsPage() {
                 : 'Contacts appear when you send to an address, track an event for it, or create one with the API.'}
             </EmptyState>
           ) : (
-            <Paper withBorder>
-              {selected.size > 0 && <BulkActions selected={selected} onDone={clearSelection} />}
+            <TableFrame
+              minWidth={640}
+              above={selected.size > 0 && <BulkActions selected={selected} onDone={clearSelection} />}
+            >
               <Table highlightOnHover aria-label="Contacts" aria-busy={contacts.isFetching}>
                 <Table.Thead>
                   <Table.Tr>
@@ -182,9 +174,7 @@ export function ContactsPage() {
                         />
                       </Table.Td>
                       <Table.Td>
-                        <Anchor component={Link} to={`/contacts/${contact.id}`} size="sm">
-                          {contact.email}
-                        </Anchor>
+                        <TruncatedLink to={`/contacts/${contact.id}`} text={contact.email} />
                       </Table.Td>
                       <Table.Td>
                         <Badge color={contact.subscribed ? 'teal.9' : 'gray.7'}>
@@ -201,7 +191,7 @@ export function ContactsPage() {
                   ))}
                 </Table.Tbody>
               </Table>
-            </Paper>
+            </TableFrame>
           )
         }
       </QueryState>

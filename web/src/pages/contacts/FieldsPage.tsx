@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Code, Paper, Progress, Stack, Table, Text } from '@mantine/core'
+import { Anchor, Badge, Button, Code, Progress, Stack, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
@@ -6,6 +6,7 @@ import { contactFieldsQuery } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
 import { DeleteFieldDialog } from './DeleteFieldDialog'
 
 /** Every field contacts have, its inferred type, and how many contacts have it (the API's coverage). */
@@ -30,7 +31,7 @@ export function FieldsPage() {
           const custom = list.fields.filter((field) => !field.standard)
           return (
             <>
-              <Paper withBorder>
+              <TableFrame minWidth={640}>
                 <Table aria-label="Contact fields">
                   <ColumnHeads
                     columns={[
@@ -81,7 +82,7 @@ export function FieldsPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Paper>
+              </TableFrame>
               {custom.length === 0 && (
                 <EmptyState title="No custom fields yet">
                   Custom fields come from the data of contacts: a CSV import's extra columns, or `data` sent with the

@@ -61,7 +61,9 @@ export function KeysPage() {
               <Table.Tr>
                 <Table.Th scope="row">Public key</Table.Th>
                 <Table.Td>
-                  <Code data-testid="public-key">{project.public}</Code>
+                  <Code data-testid="public-key" style={{ wordBreak: 'break-all' }}>
+                    {project.public}
+                  </Code>
                 </Table.Td>
                 <Table.Td>
                   <CopyValue value={project.public} label="public key" />
@@ -70,7 +72,9 @@ export function KeysPage() {
               <Table.Tr>
                 <Table.Th scope="row">Secret key</Table.Th>
                 <Table.Td>
-                  <Code data-testid="secret-key">{revealed ? project.secret : masked(project.secret)}</Code>
+                  <Code data-testid="secret-key" style={{ wordBreak: 'break-all' }}>
+                    {revealed ? project.secret : masked(project.secret)}
+                  </Code>
                 </Table.Td>
                 <Table.Td>
                   <CopyValue value={project.secret} label="secret key" />
@@ -102,7 +106,7 @@ export function KeysPage() {
             </Text>
           )}
           <Group align="flex-start" wrap="nowrap">
-            <Code block style={{ flex: 1 }}>
+            <Code block style={{ flex: 1, minWidth: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
               {sendSnippet}
             </Code>
             <CopyValue value={sendSnippet.replace('sk_…', project.secret)} label="send command with the secret key" />

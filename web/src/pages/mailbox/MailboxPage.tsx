@@ -132,7 +132,15 @@ function Message({ id, raw, message }: { id: string; raw: ArrayBuffer; message: 
           Download .eml
         </Button>
       </Group>
-      <Table withRowBorders={false} verticalSpacing={2} mb="sm" aria-label="Message headers">
+      {/* Fixed columns: a long address wraps inside its cell instead of widening the page on a phone. */}
+      <Table
+        withRowBorders={false}
+        verticalSpacing={2}
+        mb="sm"
+        aria-label="Message headers"
+        layout="fixed"
+        style={{ overflowWrap: 'anywhere' }}
+      >
         <Table.Tbody>
           <Table.Tr>
             <Table.Th scope="row" w={80}>

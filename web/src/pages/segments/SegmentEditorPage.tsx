@@ -1,4 +1,15 @@
-import { Anchor, Button, Grid, SegmentedControl, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core'
+import {
+  Anchor,
+  Button,
+  Grid,
+  SegmentedControl,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+  useMatches,
+} from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
@@ -65,6 +76,8 @@ export function SegmentEditorPage() {
 function Editor({ initial, id }: { initial: Draft; id?: string }) {
   const { project } = useProject()
   const [draft, setDraft] = useState(initial)
+  // The two long type labels do not fit side by side on a phone.
+  const typeOrientation = useMatches<'vertical' | 'horizontal'>({ base: 'vertical', xs: 'horizontal' })
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const dynamic = draft.type === 'DYNAMIC'
@@ -141,6 +154,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
                   </Text>
                   <SegmentedControl
                     aria-labelledby="segment-type"
+                    orientation={typeOrientation}
                     value={draft.type}
                     onChange={(type) => update({ type: type as Segment['type'] })}
                     data={[

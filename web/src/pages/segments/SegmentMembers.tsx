@@ -1,7 +1,6 @@
-import { Anchor, Group, Table, Text, Title } from '@mantine/core'
+import { Group, Table, Text, Title } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
 import { listSegmentContacts, segmentsKey } from '../../api/segments'
 import type { Segment } from '../../api/types'
@@ -9,6 +8,7 @@ import { DataTable } from '../../components/DataTable'
 import { PagedList } from '../../components/PagedList'
 import { SubscriptionBadge } from '../../components/SubscriptionBadge'
 import { EmptyState } from '../../components/states'
+import { TruncatedLink } from '../../components/TruncatedLink'
 
 /** The segment's members, paged: a dynamic segment's as its condition selects them now, a static one's as added. */
 export function SegmentMembers({ segment }: { segment: Segment }) {
@@ -49,9 +49,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
             {result.data.map((contact) => (
               <Table.Tr key={contact.id}>
                 <Table.Td>
-                  <Anchor component={Link} to={`/contacts/${contact.id}`} size="sm">
-                    {contact.email}
-                  </Anchor>
+                  <TruncatedLink to={`/contacts/${contact.id}`} text={contact.email} />
                 </Table.Td>
                 <Table.Td>
                   <SubscriptionBadge subscribed={contact.subscribed} />

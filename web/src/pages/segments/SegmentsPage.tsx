@@ -1,10 +1,11 @@
-import { Anchor, Badge, Button, Table, Text } from '@mantine/core'
+import { Badge, Button, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
 import { segmentsQuery } from '../../api/segments'
 import { DataTable } from '../../components/DataTable'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TruncatedLink } from '../../components/TruncatedLink'
 
 export function SegmentsPage() {
   const { project } = useProject()
@@ -33,9 +34,7 @@ export function SegmentsPage() {
               {list.map((segment) => (
                 <Table.Tr key={segment.id}>
                   <Table.Td>
-                    <Anchor component={Link} to={`/segments/${segment.id}`} size="sm" fw={500}>
-                      {segment.name}
-                    </Anchor>
+                    <TruncatedLink to={`/segments/${segment.id}`} text={segment.name} fw={500} />
                     {segment.description && (
                       <Text size="xs" c="dimmed">
                         {segment.description}

@@ -7,6 +7,7 @@ import { useProject } from '../../api/project-context'
 import type { BillingConsumption, BillingLimits, BillingLimitsInput, Project } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { canAdminister } from './roles'
 import { StripeBilling } from './StripeBilling'
 
@@ -65,60 +66,62 @@ function UsageTable({ usage, caps }: { usage: BillingConsumption; caps: BillingL
       <Text size="sm" c="dimmed" mb="sm">
         Period {usage.period.start} to {usage.period.end}: {usage.usage.total.toLocaleString()} emails in all.
       </Text>
-      <Table verticalSpacing="sm" aria-label="Consumption by category">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Category</Table.Th>
-            <Table.Th scope="col">Sent</Table.Th>
-            <Table.Th scope="col">Cap</Table.Th>
-            <Table.Th scope="col" w="35%">
-              Of the cap
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {categories.map(({ key, label }) => {
-            const state = caps[key]
-            const record = usage.usage.records.find((entry) => entry.category === key)
-            const percentage = record?.percentage ?? state.percentage
-            return (
-              <Table.Tr key={key}>
-                <Table.Th scope="row">{label}</Table.Th>
-                <Table.Td>{(record?.usage ?? state.usage).toLocaleString()}</Table.Td>
-                <Table.Td>{state.limit === null ? 'No cap' : state.limit.toLocaleString()}</Table.Td>
-                <Table.Td>
-                  {state.limit === null ? (
-                    <Text size="sm" c="dimmed">
-                      —
-                    </Text>
-                  ) : (
-                    <Group gap="xs" wrap="nowrap">
-                      <Progress
-                        value={Math.min(percentage, 100)}
-                        color={state.isBlocked ? 'red.9' : state.isWarning ? 'yellow.6' : 'blue'}
-                        style={{ flex: 1 }}
-                        aria-label={`${label}: ${percentage}% of the cap`}
-                      />
-                      <Text size="sm" w={48} ta="right">
-                        {percentage}%
+      <TableScroll minWidth={480}>
+        <Table verticalSpacing="sm" aria-label="Consumption by category">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Category</Table.Th>
+              <Table.Th scope="col">Sent</Table.Th>
+              <Table.Th scope="col">Cap</Table.Th>
+              <Table.Th scope="col" w="35%">
+                Of the cap
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {categories.map(({ key, label }) => {
+              const state = caps[key]
+              const record = usage.usage.records.find((entry) => entry.category === key)
+              const percentage = record?.percentage ?? state.percentage
+              return (
+                <Table.Tr key={key}>
+                  <Table.Th scope="row">{label}</Table.Th>
+                  <Table.Td>{(record?.usage ?? state.usage).toLocaleString()}</Table.Td>
+                  <Table.Td>{state.limit === null ? 'No cap' : state.limit.toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    {state.limit === null ? (
+                      <Text size="sm" c="dimmed">
+                        —
                       </Text>
-                      {state.isBlocked ? (
-                        <Badge color="red.9">Cap reached</Badge>
-                      ) : (
-                        state.isWarning && (
-                          <Badge color="yellow.4" autoContrast>
-                            Near the cap
-                          </Badge>
-                        )
-                      )}
-                    </Group>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            )
-          })}
-        </Table.Tbody>
-      </Table>
+                    ) : (
+                      <Group gap="xs" wrap="nowrap">
+                        <Progress
+                          value={Math.min(percentage, 100)}
+                          color={state.isBlocked ? 'red.9' : state.isWarning ? 'yellow.6' : 'blue'}
+                          style={{ flex: 1 }}
+                          aria-label={`${label}: ${percentage}% of the cap`}
+                        />
+                        <Text size="sm" w={48} ta="right">
+                          {percentage}%
+                        </Text>
+                        {state.isBlocked ? (
+                          <Badge color="red.9">Cap reached</Badge>
+                        ) : (
+                          state.isWarning && (
+                            <Badge color="yellow.4" autoContrast>
+                              Near the cap
+                            </Badge>
+                          )
+                        )}
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              )
+            })}
+          </Table.Tbody>
+        </Table>
+      </TableScroll>
     </>
   )
 }

@@ -5,6 +5,7 @@ import { useProject } from '../../api/project-context'
 import type { Project, Security } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { EmptyState, ErrorAlert, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { isOwner } from './roles'
 
 type RateWindow = Security['sevenDay']
@@ -87,38 +88,40 @@ function RatesTable({ state }: { state: Security }) {
           ? `Sending pauses when the 7-day bounce rate reaches ${percent(thresholds.bounceRate)} or the complaint rate ${percent(thresholds.complaintRate)}, once at least ${thresholds.minimumSent.toLocaleString()} emails were sent.`
           : 'The automatic pause is turned off on this server.'}
       </Text>
-      <Table verticalSpacing="sm" aria-label="Bounce and complaint rates">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Window</Table.Th>
-            <Table.Th scope="col">Sent</Table.Th>
-            <Table.Th scope="col">Bounces</Table.Th>
-            <Table.Th scope="col">Bounce rate</Table.Th>
-            <Table.Th scope="col">Complaints</Table.Th>
-            <Table.Th scope="col">Complaint rate</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {windows.map(({ key, label }) => {
-            const window = state[key]
-            const high = over(window)
-            return (
-              <Table.Tr key={key}>
-                <Table.Th scope="row">{label}</Table.Th>
-                <Table.Td>{window.total.toLocaleString()}</Table.Td>
-                <Table.Td>{window.bounces.toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <Rate value={window.bounceRate} high={high.bounce} />
-                </Table.Td>
-                <Table.Td>{window.complaints.toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <Rate value={window.complaintRate} high={high.complaint} />
-                </Table.Td>
-              </Table.Tr>
-            )
-          })}
-        </Table.Tbody>
-      </Table>
+      <TableScroll minWidth={560}>
+        <Table verticalSpacing="sm" aria-label="Bounce and complaint rates">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Window</Table.Th>
+              <Table.Th scope="col">Sent</Table.Th>
+              <Table.Th scope="col">Bounces</Table.Th>
+              <Table.Th scope="col">Bounce rate</Table.Th>
+              <Table.Th scope="col">Complaints</Table.Th>
+              <Table.Th scope="col">Complaint rate</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {windows.map(({ key, label }) => {
+              const window = state[key]
+              const high = over(window)
+              return (
+                <Table.Tr key={key}>
+                  <Table.Th scope="row">{label}</Table.Th>
+                  <Table.Td>{window.total.toLocaleString()}</Table.Td>
+                  <Table.Td>{window.bounces.toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    <Rate value={window.bounceRate} high={high.bounce} />
+                  </Table.Td>
+                  <Table.Td>{window.complaints.toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    <Rate value={window.complaintRate} high={high.complaint} />
+                  </Table.Td>
+                </Table.Tr>
+              )
+            })}
+          </Table.Tbody>
+        </Table>
+      </TableScroll>
     </Paper>
   )
 }
@@ -145,29 +148,31 @@ function Suspensions({ state }: { state: Security }) {
       {state.suspensions.length === 0 ? (
         <EmptyState title="Never paused">Sending of this project has never been paused.</EmptyState>
       ) : (
-        <Table verticalSpacing="sm" aria-label="Recent pauses">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Paused</Table.Th>
-              <Table.Th scope="col">Reason</Table.Th>
-              <Table.Th scope="col">Rates then</Table.Th>
-              <Table.Th scope="col">Resumed</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {state.suspensions.map((pause) => (
-              <Table.Tr key={pause.id}>
-                <Table.Td>{new Date(pause.pausedAt).toLocaleString()}</Table.Td>
-                <Table.Td>{pause.message}</Table.Td>
-                <Table.Td>
-                  {percent(pause.bounceRate)} bounces, {percent(pause.complaintRate)} complaints of{' '}
-                  {pause.sent.toLocaleString()}
-                </Table.Td>
-                <Table.Td>{pause.liftedAt ? new Date(pause.liftedAt).toLocaleString() : 'Still paused'}</Table.Td>
+        <TableScroll minWidth={560}>
+          <Table verticalSpacing="sm" aria-label="Recent pauses">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Paused</Table.Th>
+                <Table.Th scope="col">Reason</Table.Th>
+                <Table.Th scope="col">Rates then</Table.Th>
+                <Table.Th scope="col">Resumed</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {state.suspensions.map((pause) => (
+                <Table.Tr key={pause.id}>
+                  <Table.Td>{new Date(pause.pausedAt).toLocaleString()}</Table.Td>
+                  <Table.Td>{pause.message}</Table.Td>
+                  <Table.Td>
+                    {percent(pause.bounceRate)} bounces, {percent(pause.complaintRate)} complaints of{' '}
+                    {pause.sent.toLocaleString()}
+                  </Table.Td>
+                  <Table.Td>{pause.liftedAt ? new Date(pause.liftedAt).toLocaleString() : 'Still paused'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </TableScroll>
       )}
     </Paper>
   )

@@ -3,6 +3,7 @@ import { useMutation, useQuery } from '@tanstack/react-query'
 import { api } from '../../api/client'
 import type { BillingConsumption, BillingInvoices, Project, SessionUrl } from '../../api/types'
 import { ErrorAlert, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { canAdminister } from './roles'
 import { canSubscribe, SubscriptionStatus } from './SubscriptionStatus'
 
@@ -57,34 +58,36 @@ export function StripeBilling({ project, consumption }: { project: Project; cons
               No invoices yet.
             </Text>
           ) : (
-            <Table aria-label="Invoices">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Number</Table.Th>
-                  <Table.Th scope="col">Date</Table.Th>
-                  <Table.Th scope="col">Total</Table.Th>
-                  <Table.Th scope="col">Status</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((invoice) => (
-                  <Table.Tr key={invoice.id}>
-                    <Table.Td>
-                      {invoice.hostedInvoiceUrl ? (
-                        <Anchor href={invoice.hostedInvoiceUrl} target="_blank" rel="noreferrer">
-                          {invoice.number ?? invoice.id}
-                        </Anchor>
-                      ) : (
-                        (invoice.number ?? invoice.id)
-                      )}
-                    </Table.Td>
-                    <Table.Td>{new Date(invoice.created).toLocaleDateString()}</Table.Td>
-                    <Table.Td>{money(invoice.total, invoice.currency)}</Table.Td>
-                    <Table.Td>{invoice.paid ? 'Paid' : (invoice.status ?? 'Open')}</Table.Td>
+            <TableScroll minWidth={480}>
+              <Table aria-label="Invoices">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Number</Table.Th>
+                    <Table.Th scope="col">Date</Table.Th>
+                    <Table.Th scope="col">Total</Table.Th>
+                    <Table.Th scope="col">Status</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.map((invoice) => (
+                    <Table.Tr key={invoice.id}>
+                      <Table.Td>
+                        {invoice.hostedInvoiceUrl ? (
+                          <Anchor href={invoice.hostedInvoiceUrl} target="_blank" rel="noreferrer">
+                            {invoice.number ?? invoice.id}
+                          </Anchor>
+                        ) : (
+                          (invoice.number ?? invoice.id)
+                        )}
+                      </Table.Td>
+                      <Table.Td>{new Date(invoice.created).toLocaleDateString()}</Table.Td>
+                      <Table.Td>{money(invoice.total, invoice.currency)}</Table.Td>
+                      <Table.Td>{invoice.paid ? 'Paid' : (invoice.status ?? 'Open')}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
           )
         }
       </QueryState>

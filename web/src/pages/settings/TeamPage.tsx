@@ -8,6 +8,7 @@ import { meQuery, projectsQuery, rememberProjectId } from '../../api/session'
 import type { InviteResult, Member, MemberInvite, MemberRole, Project } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { canAdminister, isOwner } from './roles'
 
 const roles: { value: MemberRole; label: string }[] = [
@@ -37,27 +38,29 @@ export function TeamPage() {
         </Title>
         <QueryState query={members} label="Loading members">
           {(list) => (
-            <Table verticalSpacing="sm" aria-label={`Members of ${project.name}`}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Email</Table.Th>
-                  <Table.Th scope="col" w={200}>
-                    Role
-                  </Table.Th>
-                  <Table.Th scope="col" w={160}>
-                    Joined
-                  </Table.Th>
-                  <Table.Th scope="col" w={120}>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((member) => (
-                  <MemberRow key={member.userId} member={member} project={project} queryKey={key} />
-                ))}
-              </Table.Tbody>
-            </Table>
+            <TableScroll minWidth={640}>
+              <Table verticalSpacing="sm" aria-label={`Members of ${project.name}`}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Email</Table.Th>
+                    <Table.Th scope="col" w={200}>
+                      Role
+                    </Table.Th>
+                    <Table.Th scope="col" w={160}>
+                      Joined
+                    </Table.Th>
+                    <Table.Th scope="col" w={120}>
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.map((member) => (
+                    <MemberRow key={member.userId} member={member} project={project} queryKey={key} />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
           )}
         </QueryState>
       </Paper>

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Paper, Select, Table, Text, TextInput } from '@mantine/core'
+import { Badge, Button, Group, Select, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { notifySuccess } from '../../components/notify'
 import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
 import { useCursors } from '../../components/use-cursors'
 import { AddSuppressionForm } from './AddSuppressionForm'
 import { reasonLabels } from './reasons'
@@ -92,7 +93,7 @@ export function SuppressionsPage() {
                 : 'Addresses that bounce permanently or complain appear here, and mail to them stops.'}
             </EmptyState>
           ) : (
-            <Paper withBorder>
+            <TableFrame minWidth={600}>
               <Table aria-label="Suppressed addresses" aria-busy={suppressions.isFetching}>
                 <ColumnHeads
                   columns={[
@@ -106,7 +107,9 @@ export function SuppressionsPage() {
                   {page.data.map((row) => (
                     <Table.Tr key={row.email}>
                       <Table.Td>
-                        <Text size="sm">{row.email}</Text>
+                        <Text size="sm" maw={320} truncate="end" title={row.email}>
+                          {row.email}
+                        </Text>
                       </Table.Td>
                       <Table.Td>
                         <Badge color={row.reason === 'complaint' ? 'red.9' : 'gray.7'}>
@@ -133,7 +136,7 @@ export function SuppressionsPage() {
                   ))}
                 </Table.Tbody>
               </Table>
-            </Paper>
+            </TableFrame>
           )
         }
       </QueryState>

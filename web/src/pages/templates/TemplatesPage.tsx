@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Table, Text } from '@mantine/core'
+import { Badge, Button, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { api, query } from '../../api/client'
@@ -10,6 +10,7 @@ import { ListFilters } from '../../components/ListFilters'
 import { useListFilters } from '../../components/list-filters'
 import { PagedList } from '../../components/PagedList'
 import { PageHeader } from '../../components/states'
+import { TruncatedLink } from '../../components/TruncatedLink'
 
 export function TemplatesPage() {
   const { project } = useProject()
@@ -59,12 +60,10 @@ export function TemplatesPage() {
             {result.data.map((template) => (
               <Table.Tr key={template.id}>
                 <Table.Td>
-                  <Anchor component={Link} to={`/templates/${template.id}`} size="sm">
-                    {template.name}
-                  </Anchor>
+                  <TruncatedLink to={`/templates/${template.id}`} text={template.name} />
                 </Table.Td>
                 <Table.Td>
-                  <Text size="sm" lineClamp={1}>
+                  <Text size="sm" lineClamp={1} title={template.subject}>
                     {template.subject}
                   </Text>
                 </Table.Td>

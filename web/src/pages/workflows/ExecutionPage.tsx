@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Code, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Anchor, Badge, Button, Code, Flex, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
@@ -6,6 +6,8 @@ import { useProject } from '../../api/project-context'
 import type { ExecutionDetail } from '../../api/types'
 import { cancelExecution, getExecution, workflowKey } from '../../api/workflows'
 import { QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
+import { TruncatedLink } from '../../components/TruncatedLink'
 import { ConfirmModal } from './ConfirmModal'
 import { executionStatusColor, stepTypeName } from './labels'
 import { useWorkflowChange } from './use-workflow-change'
@@ -52,9 +54,9 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
         <Anchor component={Link} to={`/workflows/${execution.workflowId}/executions`} size="sm">
           All executions of {execution.workflow.name}
         </Anchor>
-        <Group justify="space-between" wrap="nowrap">
-          <Group gap="sm">
-            <Title order={1} size="h2">
+        <Flex justify="space-between" gap="sm" wrap={{ base: 'wrap', sm: 'nowrap' }}>
+          <Group gap="sm" miw={0}>
+            <Title order={1} size="h2" style={{ overflowWrap: 'anywhere' }}>
               Execution for {execution.contact.email}
             </Title>
             <Badge size="lg" color={executionStatusColor[execution.status]} data-testid="execution-status">
@@ -73,14 +75,15 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
               Cancel execution…
             </Button>
           )}
-        </Group>
+        </Flex>
       </div>
       <Paper withBorder p="md">
-        <Table aria-label="Execution" variant="vertical" withRowBorders={false}>
+        {/* Fixed columns: a long address is cut inside its cell instead of widening the page on a phone. */}
+        <Table aria-label="Execution" variant="vertical" withRowBorders={false} layout="fixed">
           <Table.Tbody>
             {facts.map(([label, value]) => (
               <Table.Tr key={label}>
-                <Table.Th scope="row" w={160}>
+                <Table.Th scope="row" w={{ base: 120, sm: 160 }}>
                   {label}
                 </Table.Th>
                 <Table.Td>{label === 'Contact' ? <ContactLink execution={execution} /> : value}</Table.Td>
@@ -105,7 +108,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
           No step has run yet.
         </Text>
       ) : (
-        <Paper withBorder>
+        <TableFrame minWidth={640}>
           <Table aria-label="Step history">
             <Table.Thead>
               <Table.Tr>
@@ -152,7 +155,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Paper>
+        </TableFrame>
       )}
       <ConfirmModal
         opened={confirming}
@@ -170,9 +173,5 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
 }
 
 function ContactLink({ execution }: { execution: ExecutionDetail }) {
-  return (
-    <Anchor component={Link} to={`/contacts/${execution.contact.id}`} size="sm">
-      {execution.contact.email}
-    </Anchor>
-  )
+  return <TruncatedLink to={`/contacts/${execution.contact.id}`} text={execution.contact.email} />
 }

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Paper, Select, Table, Text } from '@mantine/core'
+import { Anchor, Badge, Button, Select, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
@@ -7,6 +7,8 @@ import type { ExecutionStatus } from '../../api/types'
 import { cancelAllExecutions, getWorkflow, listExecutions, workflowKey } from '../../api/workflows'
 import { PagePager } from '../../components/PagePager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
+import { TruncatedLink } from '../../components/TruncatedLink'
 import { ConfirmModal } from './ConfirmModal'
 import { executionStatusColor, executionStatuses } from './labels'
 import { useWorkflowChange } from './use-workflow-change'
@@ -79,7 +81,7 @@ export function ExecutionsPage() {
               <Text size="sm" c="dimmed" mb="xs">
                 {result.total.toLocaleString()} execution{result.total === 1 ? '' : 's'}
               </Text>
-              <Paper withBorder>
+              <TableFrame minWidth={640}>
                 <Table aria-label="Executions" aria-busy={executions.isFetching}>
                   <Table.Thead>
                     <Table.Tr>
@@ -95,9 +97,10 @@ export function ExecutionsPage() {
                     {result.executions.map((execution) => (
                       <Table.Tr key={execution.id}>
                         <Table.Td>
-                          <Anchor component={Link} to={`/workflows/${id}/executions/${execution.id}`} size="sm">
-                            {execution.contact.email}
-                          </Anchor>
+                          <TruncatedLink
+                            to={`/workflows/${id}/executions/${execution.id}`}
+                            text={execution.contact.email}
+                          />
                         </Table.Td>
                         <Table.Td>
                           <Badge color={executionStatusColor[execution.status]}>{execution.status}</Badge>
@@ -120,7 +123,7 @@ export function ExecutionsPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Paper>
+              </TableFrame>
               <PagePager page={page} totalPages={result.totalPages} onChange={setPage} />
             </>
           )

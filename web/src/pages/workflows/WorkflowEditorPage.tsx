@@ -1,4 +1,4 @@
-import { Alert, Anchor, Box, Button, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core'
+import { Alert, Anchor, Box, Button, Flex, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
@@ -41,8 +41,8 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
   const graphError = actions.connect.error ?? actions.disconnect.error
   return (
     <>
-      <Group justify="space-between" mb="xs" wrap="nowrap" align="flex-start">
-        <div>
+      <Flex justify="space-between" mb="xs" gap="md" wrap={{ base: 'wrap', sm: 'nowrap' }} align="flex-start">
+        <Box miw={0} style={{ overflowWrap: 'anywhere' }}>
           <Anchor component={Link} to="/workflows" size="sm">
             All workflows
           </Anchor>
@@ -53,8 +53,8 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
             {triggerLabel(workflow)}
             {workflow.allowReentry ? ' · contacts may re-enter' : ''}
           </Text>
-        </div>
-        <Group gap="sm" wrap="nowrap">
+        </Box>
+        <Group gap="sm">
           <EnableSwitch workflow={workflow} />
           <Button variant="default" onClick={() => setStarting(true)}>
             Start execution…
@@ -63,7 +63,7 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
             Executions
           </Button>
         </Group>
-      </Group>
+      </Flex>
       {graphError && (
         <Alert
           color="red"
@@ -80,8 +80,15 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
           {graphError.message}
         </Alert>
       )}
-      <Group align="stretch" gap="md" wrap="nowrap">
-        <Paper withBorder style={{ flex: 1, minWidth: 0 }} h="calc(100vh - 220px)" mih={480}>
+      {/* On a phone the graph and the step panel stack: the panel's lists and forms reach every action. */}
+      <Flex direction={{ base: 'column', sm: 'row' }} align="stretch" gap="md">
+        <Paper
+          withBorder
+          flex={{ base: 'none', sm: 1 }}
+          miw={0}
+          h={{ base: '60vh', sm: 'calc(100vh - 220px)' }}
+          mih={{ base: 360, sm: 480 }}
+        >
           <Box h="100%" role="region" aria-label="Workflow graph">
             <WorkflowGraph
               steps={workflow.steps}
@@ -96,7 +103,14 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
             />
           </Box>
         </Paper>
-        <Paper withBorder p="md" w={360} style={{ flexShrink: 0, overflowY: 'auto' }} h="calc(100vh - 220px)" mih={480}>
+        <Paper
+          withBorder
+          p="md"
+          w={{ base: '100%', sm: 360 }}
+          style={{ flexShrink: 0, overflowY: 'auto' }}
+          h={{ base: 'auto', sm: 'calc(100vh - 220px)' }}
+          mih={{ base: 0, sm: 480 }}
+        >
           {selected ? (
             <StepPanel
               key={selected.id}
@@ -113,7 +127,7 @@ function Editor({ workflow }: { workflow: WorkflowDetail }) {
             <StepList steps={workflow.steps} onSelect={setSelectedId} />
           )}
         </Paper>
-      </Group>
+      </Flex>
       {adding && (
         <AddStepModal
           from={adding.from}
@@ -146,8 +160,16 @@ function StepList({ steps, onSelect }: { steps: WorkflowStep[]; onSelect(id: str
       <nav aria-label="Steps">
         <Stack gap={4}>
           {steps.map((step) => (
-            <Button key={step.id} variant="subtle" justify="flex-start" onClick={() => onSelect(step.id)}>
-              {step.name}
+            <Button
+              key={step.id}
+              variant="subtle"
+              justify="flex-start"
+              onClick={() => onSelect(step.id)}
+              title={step.name}
+            >
+              <Text span inherit truncate="end">
+                {step.name}
+              </Text>
             </Button>
           ))}
         </Stack>

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Badge, Button, Paper, Table, Text, TextInput } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Table, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -8,6 +8,7 @@ import type { WorkflowListItem } from '../../api/types'
 import { deleteWorkflow, listWorkflows, workflowsKey } from '../../api/workflows'
 import { PagePager } from '../../components/PagePager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { TableFrame } from '../../components/TableFrame'
 import { ConfirmModal } from './ConfirmModal'
 import { CreateWorkflowModal } from './CreateWorkflowModal'
 import { triggerLabel } from './labels'
@@ -62,7 +63,7 @@ export function WorkflowsPage() {
             </EmptyState>
           ) : (
             <>
-              <Paper withBorder>
+              <TableFrame minWidth={640}>
                 <Table aria-label="Workflows" aria-busy={workflows.isFetching}>
                   <Table.Thead>
                     <Table.Tr>
@@ -116,7 +117,7 @@ export function WorkflowsPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Paper>
+              </TableFrame>
               <PagePager page={page} totalPages={result.totalPages} onChange={setPage} />
             </>
           )
