@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { uniqueEmail } from '../helpers/factories.js'
 import { accessibilityAudit, findChromium } from './browser.js'
-import { addDomain, browserSession, fetchApi, sendEmail, startProject, waitForCapture } from './flows.js'
+import { addDomain, browserSession, fetchApi, postWithKey, sendEmail, startProject, waitForCapture } from './flows.js'
 
 const chromiumPath = findChromium()
 const suite = chromiumPath ? describe : describe.skip
@@ -57,18 +57,84 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
     await page.getByText(`${all.body.total} entries`).waitFor()
     await audit.check('activity')
 
+    // Types by their human names: "Tracked event" is the API's event.triggered.
     await page.getByRole('combobox', { name: 'Types' }).click()
-    await page.getByRole('option', { name: 'event.triggered' }).click()
+    await page.getByRole('option', { name: 'Tracked event' }).click()
     await page.keyboard.press('Escape')
     const triggered = await fetchApi<Feed>(server.url, key, 'GET', '/activity?types=event.triggered')
     expect(triggered.body.total).toBe(1)
     await page.getByText('1 entry', { exact: true }).waitFor()
     const rows = await table.locator('tbody tr').allInnerTexts()
     expect(rows).toHaveLength(1)
-    expect(rows[0]).toContain('event.triggered')
+    expect(rows[0]).toContain('Tracked event')
     expect(rows[0]).toContain('bob@feed.example')
-    expect(rows[0]).toContain('signed-up {"plan":"pro"}')
+    expect(rows[0]).toContain('Tracked signed-up with plan: pro')
     await audit.check('activity filtered')
+    audit.expectClean()
+  })
+
+  it('names each entry in words, with a sentence linking to the campaign, the contact or the execution', async () => {
+    const { page, server } = session
+    const key = await startProject(page, server.url, uniqueEmail(), 'Sentences')
+    await addDomain(page, 'sentences.example')
+    const audit = accessibilityAudit(page)
+    await postWithKey(server.url, key, '/contacts', { email: 'ada@sentences.example', subscribed: true }, 201)
+    const sent = await sendEmail(server.url, key, {
+      from: 'news@sentences.example',
+      to: 'ada@sentences.example',
+      subject: 'Your receipt',
+      body: '<p>Thanks</p>',
+    })
+    expect(sent.status).toBe(200)
+    const campaign = await postWithKey(
+      server.url,
+      key,
+      '/campaigns',
+      {
+        name: 'Spring news',
+        subject: 'Spring is here',
+        body: '<p>News</p>',
+        from: 'news@sentences.example',
+        audienceType: 'ALL',
+      },
+      201,
+    )
+    const campaignId = (campaign.data as { id: string }).id
+    await postWithKey(server.url, key, `/campaigns/${campaignId}/send`, {})
+    const workflow = await postWithKey(server.url, key, '/workflows', { name: 'Welcome', eventName: 'joined' }, 201)
+    expect((await fetchApi(server.url, key, 'PATCH', `/workflows/${workflow.id}`, { enabled: true })).status).toBe(200)
+    await track(server.url, key, 'ada@sentences.example', 'joined', { plan: 'pro' })
+    await waitForApi<Feed>(
+      server.url,
+      key,
+      '/activity?limit=50',
+      (body) =>
+        ['workflow.completed', 'event.triggered'].every((type) => body.data.some((entry) => entry.type === type)) &&
+        body.data.filter((entry) => entry.type === 'email.sent').length === 2,
+    )
+
+    await page.getByRole('link', { name: 'Activity' }).click()
+    const table = page.getByRole('table', { name: 'Activity' })
+    const row = (label: string, text: string) =>
+      table.getByRole('row').filter({ hasText: label }).filter({ hasText: text })
+    await row('Workflow started', 'Started the workflow Welcome').waitFor()
+    expect(await row('Tracked event', 'Tracked joined with plan: pro').count()).toBe(1)
+    expect(await row('Workflow finished', 'Finished the workflow Welcome').count()).toBe(1)
+    // No raw type or payload anywhere in the table.
+    const text = await table.innerText()
+    expect(text).not.toMatch(/email\.sent|event\.triggered|workflow\.started|[{}]/)
+
+    // A transactional email links to its contact (no page of one email yet), a campaign's email to the campaign.
+    const receipt = row('Email sent', 'Sent “Your receipt”').getByRole('link', { name: '“Your receipt”' })
+    expect(await receipt.getAttribute('href')).toMatch(/\/app\/contacts\/[0-9a-f-]{36}$/)
+    const news = row('Email sent', 'Sent “Spring is here”').getByRole('link', { name: '“Spring is here”' })
+    expect(await news.getAttribute('href')).toBe(`/app/campaigns/${campaignId}`)
+    await audit.check('activity in words')
+
+    // The workflow's run opens on its execution.
+    await row('Workflow started', 'Started the workflow Welcome').getByRole('link', { name: 'Welcome' }).click()
+    await page.getByRole('heading', { name: 'Execution for ada@sentences.example' }).waitFor()
+    expect(page.url()).toMatch(new RegExp(`/app/workflows/${workflow.id}/executions/[0-9a-f-]{36}$`))
     audit.expectClean()
   })
 

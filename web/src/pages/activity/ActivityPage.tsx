@@ -1,15 +1,14 @@
-import { Anchor, Badge, Group, MultiSelect, Paper, Select, Table, Text } from '@mantine/core'
+import { Group, MultiSelect, Select, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
-import { Link } from 'react-router'
 import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ActivityPage as ActivityPageBody, ActivityTypes } from '../../api/types'
-import { ColumnHeads } from '../../components/ColumnHeads'
 import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { useCursors } from '../../components/use-cursors'
-import { summaryOf } from './summary'
+import { ActivityFeed } from './ActivityFeed'
+import { activityLabel } from './labels'
 
 const periods = { all: 'Any time', '1': 'Last 24 hours', '7': 'Last 7 days', '30': 'Last 30 days' } as const
 type Period = keyof typeof periods
@@ -55,7 +54,7 @@ export function ActivityPage() {
         <MultiSelect
           label="Types"
           placeholder={types.length ? undefined : 'Every type'}
-          data={known.data?.data ?? []}
+          data={(known.data?.data ?? []).map((type) => ({ value: type, label: activityLabel(type) }))}
           value={types}
           onChange={(value) => {
             setTypes(value)
@@ -64,7 +63,7 @@ export function ActivityPage() {
           clearable
           searchable
           nothingFoundMessage="No activity of that type yet"
-          w={420}
+          w={{ base: '100%', xs: 420 }}
         />
         <Select
           label="Period"
@@ -88,41 +87,7 @@ export function ActivityPage() {
                 : 'Sends, deliveries, opens, clicks, bounces and tracked events appear here as they happen.'}
             </EmptyState>
           ) : (
-            <Paper withBorder>
-              <Table aria-label="Activity" aria-busy={feed.isFetching}>
-                <ColumnHeads columns={['Type', 'Contact', 'Details', 'When']} />
-                <Table.Tbody>
-                  {page.data.map((entry) => (
-                    <Table.Tr key={entry.id}>
-                      <Table.Td>
-                        <Badge color="indigo.8" tt="none">
-                          {entry.type}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>
-                        {entry.contact ? (
-                          <Anchor component={Link} to={`/contacts/${entry.contact.id}`} size="sm">
-                            {entry.contact.email}
-                          </Anchor>
-                        ) : (
-                          <Text size="sm" c="dimmed">
-                            —
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>
-                          {summaryOf(entry)}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{new Date(entry.timestamp).toLocaleString()}</Text>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Paper>
+            <ActivityFeed entries={page.data} label="Activity" busy={feed.isFetching} />
           )
         }
       </QueryState>

@@ -1,11 +1,12 @@
-import { Anchor, Badge, Button, Code, Group, Paper, Stack, Switch, Table, Text, Title } from '@mantine/core'
+import { Anchor, Button, Code, Group, Paper, Stack, Switch, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
 import { api, query } from '../../api/client'
 import { contactsKey } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { Contact, EventPage } from '../../api/types'
+import type { ActivityPage, Contact } from '../../api/types'
 import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
+import { ActivityFeed } from '../activity/ActivityFeed'
 
 function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
@@ -37,6 +38,8 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
       api<Contact>(`/contacts/${contact.id}`, { method: 'PATCH', body: { subscribed }, projectId: project.id }),
     onSuccess: (updated) => {
       queryClient.setQueryData(queryKey, updated)
+      // The change is an entry of the contact's activity too.
+      void queryClient.invalidateQueries({ queryKey: [...queryKey, 'activity'] })
       return queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
     },
   })
@@ -47,9 +50,11 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
       navigate('/contacts', { replace: true })
     },
   })
-  const events = useQuery({
-    queryKey: [...queryKey, 'events'],
-    queryFn: () => api<EventPage>(`/events/contact/${contact.id}${query({ limit: 20 })}`, { projectId: project.id }),
+  // The activity feed of this contact: the same human labels and sentences as the Activity page.
+  const activity = useQuery({
+    queryKey: [...queryKey, 'activity'],
+    queryFn: () =>
+      api<ActivityPage>(`/activity${query({ contactId: contact.id, limit: 20 })}`, { projectId: project.id }),
   })
   const fields = Object.entries(contact.data)
 
@@ -125,45 +130,18 @@ function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unk
         )}
       </section>
 
-      <section aria-labelledby="contact-events">
-        <Title order={2} size="h4" mb="xs" id="contact-events">
-          Recent events
+      <section aria-labelledby="contact-activity">
+        <Title order={2} size="h4" mb="xs" id="contact-activity">
+          Recent activity
         </Title>
-        <QueryState query={events} label="Loading events">
+        <QueryState query={activity} label="Loading activity">
           {(page) =>
             page.data.length === 0 ? (
-              <EmptyState title="No events yet">Events tracked for this contact appear here.</EmptyState>
+              <EmptyState title="No activity yet">
+                Emails to this contact and events tracked for it appear here.
+              </EmptyState>
             ) : (
-              <Paper withBorder>
-                <Table aria-labelledby="contact-events">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th scope="col">Event</Table.Th>
-                      <Table.Th scope="col">Data</Table.Th>
-                      <Table.Th scope="col">When</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {page.data.map((event) => (
-                      <Table.Tr key={event.id}>
-                        <Table.Td>
-                          <Badge color="indigo.8" tt="none">
-                            {event.name}
-                          </Badge>
-                        </Table.Td>
-                        <Table.Td>
-                          <Text size="xs" ff="monospace" lineClamp={2}>
-                            {Object.keys(event.data).length ? JSON.stringify(event.data) : '—'}
-                          </Text>
-                        </Table.Td>
-                        <Table.Td>
-                          <Text size="sm">{new Date(event.createdAt).toLocaleString()}</Text>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Paper>
+              <ActivityFeed entries={page.data} label="Recent activity" withContact={false} />
             )
           }
         </QueryState>
