@@ -115,6 +115,52 @@ suite(name, { timeout: 240_000 }, () => {
     audit.expectClean()
   })
 
+  it('previews the subject and body rendered for the audience’s first contact, or for one picked', async () => {
+    // First by address among the subscribed, so the audience's sample.
+    const key = await startProject(test.page, test.server.url, uniqueEmail(), 'Rendering')
+    await callApi(test.server.url, key, 'POST', '/contacts', {
+      email: 'aaa@people.example',
+      subscribed: true,
+      data: { firstName: 'Ada', plan: 'pro' },
+    })
+    await addPlanContacts(test.server.url, key)
+    await addDomain(test.page, 'news.example')
+    await test.page.getByRole('link', { name: 'Campaigns' }).click()
+    await test.page.getByRole('link', { name: 'New campaign' }).first().click()
+    await test.page.getByRole('textbox', { name: 'Name', exact: true }).fill('Personal news')
+    await test.page.getByRole('textbox', { name: 'Subject', exact: true }).fill('Hi {{ data.firstName ?? "there" }}')
+    await test.page.getByRole('textbox', { name: 'From address', exact: true }).fill('news@news.example')
+    const audit = accessibilityAudit(test.page)
+    await test.page
+      .getByRole('textbox', { name: 'HTML body', exact: true })
+      .fill(
+        '<p>Hello {{ data.firstName ?? "there" }}</p>{% if data.plan == "pro" %}<p>Thanks for going pro.</p>{% endif %}',
+      )
+    const preview = test.page.getByRole('region', { name: 'Preview' })
+    const frame = test.page.frameLocator('iframe[title="Preview of the campaign body"]')
+    await expect.poll(() => test.page.getByTestId('preview-subject').innerText()).toBe('Hi Ada')
+    expect(await frame.locator('body').innerText()).toBe('Hello Ada\n\nThanks for going pro.')
+    expect(await preview.getByRole('combobox', { name: 'Preview as' }).inputValue()).toBe('aaa@people.example')
+    expect(await preview.innerText()).toContain('As the first contact of the audience gets it')
+    // Neither the Liquid source nor its tags reach the preview.
+    expect(await preview.innerText()).not.toContain('{{')
+    await audit.check('campaign form with its rendered preview')
+
+    // Another recipient, without a first name: the fallback, and no "pro" paragraph.
+    await preview.getByRole('combobox', { name: 'Preview as' }).fill('free3')
+    await test.page.getByRole('option', { name: 'free3@people.example' }).click()
+    await expect.poll(() => test.page.getByTestId('preview-subject').innerText()).toBe('Hi there')
+    await expect.poll(() => frame.locator('body').innerText()).toBe('Hello there')
+
+    // The saved campaign's page shows it rendered for the first contact too.
+    await test.page.getByRole('button', { name: 'Save draft' }).click()
+    await test.page.getByRole('heading', { name: 'Personal news' }).waitFor()
+    await expect.poll(() => test.page.getByTestId('preview-subject').innerText()).toBe('Hi Ada')
+    await expect.poll(() => frame.locator('body').innerText()).toBe('Hello Ada\n\nThanks for going pro.')
+    await audit.check('campaign page with its rendered preview')
+    audit.expectClean()
+  })
+
   it('sends a small campaign now: it reaches SENT with the API’s stats, and its emails are in the mailbox', async () => {
     const subject = 'Spring news for everyone'
     const key = await newCampaign('Sending', 'Spring news', subject)

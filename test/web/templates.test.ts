@@ -71,6 +71,40 @@ suite(chromiumPath ? 'templates in chromium' : 'templates in chromium (skipped: 
     expect(await previewFrame(page).locator('a').getAttribute('href')).toBe('https://liquid.example/pricing')
   })
 
+  it('keeps the last good render in the preview while the draft has a Liquid error', async () => {
+    const { page, server } = session
+    await startProject(page, server.url, uniqueEmail(), 'Last good')
+    await addDomain(page, 'last-good.example')
+    await newTemplate(page, 'last-good.example', 'Drafts')
+    const preview = page.getByRole('region', { name: 'Preview' })
+    await expect.poll(() => previewFrame(page).locator('body').innerText()).toContain('Write your email here.')
+    // Pasted over the example, a draft that does not parse shows no preview: the example is not the user's.
+    await body(page).fill('<p>Pasted {% if %}</p>')
+    await preview.getByText('The draft does not render yet: fix the error to see it.').waitFor()
+    expect(await previewFrame(page).locator('body').innerText()).toBe('')
+
+    await body(page).fill('<p>Version one</p>')
+    await expect.poll(() => previewFrame(page).locator('body').innerText()).toBe('Version one')
+    await body(page).fill('<p>Version two for {{ data.plan ?? "everyone" }}</p>')
+    await expect.poll(() => previewFrame(page).locator('body').innerText()).toBe('Version two for everyone')
+
+    // An unclosed tag: the editor marks it, and the preview still shows version two, rendered, with a note.
+    await body(page).fill('<p>Version two for {{ data.plan ?? "everyone" }}</p>\n{% if data.plan %}<p>Pro</p>')
+    await page.locator('.cm-lintRange-error').waitFor()
+    await preview.getByText('The draft does not render; the last version that did is shown.').waitFor()
+    expect(await previewFrame(page).locator('body').innerText()).toBe('Version two for everyone')
+    expect(await page.getByTestId('plain-text').innerText()).toBe('Version two for everyone')
+    expect(await page.getByTestId('preview-subject').innerText()).toBe('Hello there')
+
+    // Fixed, the preview follows the draft again.
+    await body(page).fill(
+      '<p>Version two for {{ data.plan ?? "everyone" }}</p>\n{% if data.plan %}<p>Pro</p>{% endif %}',
+    )
+    await page.locator('.cm-lintRange-error').waitFor({ state: 'detached' })
+    await expect.poll(() => previewFrame(page).locator('body').innerText()).toBe('Version two for everyone')
+    expect(await preview.innerText()).not.toContain('does not render')
+  })
+
   it('uploads an image into the body at the cursor, and the preview shows it', async () => {
     const { page, server } = session
     const key = await startProject(page, server.url, uniqueEmail(), 'Images')

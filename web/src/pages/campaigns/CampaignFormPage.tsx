@@ -1,5 +1,4 @@
-import { Anchor, Button, Grid, Group, Paper, Select, Stack, Text, Textarea, TextInput } from '@mantine/core'
-import { useDebouncedValue } from '@mantine/hooks'
+import { Anchor, Button, Grid, Group, Select, Stack, Textarea, TextInput } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
@@ -8,11 +7,11 @@ import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { Campaign } from '../../api/types'
 import { emptyTree, isConditionError, treeOf } from '../../components/conditions'
-import { EmailPreview } from '../../components/EmailPreview'
 import { LoadForEdit } from '../../components/LoadForEdit'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader } from '../../components/states'
 import { type Audience, AudiencePicker, audienceInput } from './AudiencePicker'
+import { CampaignPreview } from './CampaignPreview'
 import { TemplatePicker } from './TemplatePicker'
 
 type Content = { name: string; subject: string; from: string; fromName: string; replyTo: string; body: string }
@@ -76,7 +75,6 @@ export function CampaignFormPage() {
 function CampaignForm({ initial, id }: { initial: Draft; id?: string }) {
   const { project } = useProject()
   const [draft, setDraft] = useState(initial)
-  const [previewBody] = useDebouncedValue(draft.body, 250)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
 
@@ -171,15 +169,13 @@ function CampaignForm({ initial, id }: { initial: Draft; id?: string }) {
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, lg: 6 }}>
-            <Paper withBorder p="xs" component="section" aria-label="Preview">
-              <Text size="xs" c="dimmed">
-                Subject
-              </Text>
-              <Text size="sm" fw={600} mb="xs">
-                {draft.subject || '(no subject)'}
-              </Text>
-              <EmailPreview html={previewBody} title="Preview of the campaign body" height={420} />
-            </Paper>
+            <CampaignPreview
+              subject={draft.subject}
+              body={draft.body}
+              audience={draft.audience}
+              type={draft.type}
+              boilerplate={id ? undefined : blank.body}
+            />
           </Grid.Col>
         </Grid>
         <AudiencePicker

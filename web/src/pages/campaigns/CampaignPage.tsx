@@ -1,12 +1,14 @@
-import { Anchor, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
+import { Anchor, Box, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
 import { campaignsKey, deleteCampaign, getCampaign } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { Campaign } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
+import { treeOf } from '../../components/conditions'
 import { notifySuccess } from '../../components/notify'
 import { PageHeader, QueryState } from '../../components/states'
+import { CampaignPreview } from './CampaignPreview'
 import { CampaignStatsPanel } from './CampaignStatsPanel'
 import { audienceLabel, StatusBadge } from './campaign-labels'
 import { SendingProgress } from './SendingProgress'
@@ -105,6 +107,18 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
           </Text>
         </Group>
       )}
+      <Box maw={720}>
+        <CampaignPreview
+          subject={campaign.subject}
+          body={campaign.body}
+          audience={{
+            audienceType: campaign.audienceType,
+            segmentId: campaign.segmentId,
+            audienceCondition: treeOf(campaign.audienceCondition),
+          }}
+          type={campaign.type}
+        />
+      </Box>
     </Stack>
   )
 }

@@ -6,8 +6,21 @@ import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ContactPage } from '../../api/types'
 
-/** Picks the contact the preview is rendered for, searching the project's contacts by address. */
-export function PreviewContactPicker({ value, onChange }: { value: string | null; onChange(id: string | null): void }) {
+export type SampleContact = { id: string; email: string }
+
+/**
+ * Picks the contact the preview is rendered for, searching the project's contacts by address. With a `sample`
+ * (a campaign's first recipient) that contact stands when none is picked, so there is nothing to clear.
+ */
+export function PreviewContactPicker({
+  value,
+  onChange,
+  sample,
+}: {
+  value: string | null
+  onChange(id: string | null): void
+  sample?: SampleContact
+}) {
   const { project } = useProject()
   const [search, setSearch] = useState('')
   const [debounced] = useDebouncedValue(search.trim(), 250)
@@ -21,15 +34,17 @@ export function PreviewContactPicker({ value, onChange }: { value: string | null
     placeholderData: keepPreviousData,
   })
   const options = (contacts.data?.data ?? []).map((contact) => ({ value: contact.id, label: contact.email }))
-  // The chosen contact stays an option when a later search no longer lists it.
-  if (chosen && !options.some((option) => option.value === chosen.value)) options.unshift(chosen)
+  // The chosen contact and the sample stay options when a later search no longer lists them.
+  for (const kept of [chosen, sample && { value: sample.id, label: sample.email }]) {
+    if (kept && !options.some((option) => option.value === kept.value)) options.unshift(kept)
+  }
   return (
     <Select
       label="Preview as"
       placeholder="A contact without data"
       size="xs"
       searchable
-      clearable
+      clearable={!sample}
       data={options}
       value={value}
       searchValue={search}
@@ -40,7 +55,7 @@ export function PreviewContactPicker({ value, onChange }: { value: string | null
       }}
       nothingFoundMessage={contacts.isFetching ? 'Searching…' : 'No contact matches'}
       clearButtonProps={{ 'aria-label': 'Preview without a contact' }}
-      w={280}
+      w={{ base: '100%', xs: 280 }}
     />
   )
 }

@@ -218,7 +218,8 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
           <Grid.Col span={{ base: 12, md: 6 }}>
             <PreviewPanel
               preview={preview}
-              raw={draft.body}
+              title="Preview of the template body"
+              boilerplate={id ? undefined : blank.body}
               contactId={previewContactId}
               onContactChange={setPreviewContactId}
             />

@@ -13,23 +13,28 @@ export function syntaxProblemOf(error: unknown, field: 'subject' | 'body'): Synt
   return { line: Number(line) || 1, column: Number(column) || 1, message: error.message }
 }
 
+/** A render of a draft, with the body it was made from. */
+export type RenderedDraft = TemplatePreview & { body: string }
+
 /**
  * The draft rendered by the API as it is typed (debounced): the HTML and text the chosen contact (or a recipient
  * without data) gets, or the syntax error the save would refuse.
  */
-export function useTemplatePreview(subject: string, body: string, contactId: string | null) {
+export function useTemplatePreview(subject: string, body: string, contactId: string | null, enabled = true) {
   const { project } = useProject()
   const [draft] = useDebouncedValue({ subject, body }, 300)
   return useQuery({
     queryKey: ['project', project.id, 'template-preview', draft.subject, draft.body, contactId],
-    queryFn: ({ signal }) =>
-      api<TemplatePreview>('/templates/preview', {
+    queryFn: async ({ signal }): Promise<RenderedDraft> => {
+      const rendered = await api<TemplatePreview>('/templates/preview', {
         method: 'POST',
         body: { ...draft, contactId: contactId ?? undefined },
         signal,
         projectId: project.id,
-      }),
-    enabled: draft.body !== '',
+      })
+      return { ...rendered, body: draft.body }
+    },
+    enabled: enabled && draft.body !== '',
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: Number.POSITIVE_INFINITY,
