@@ -1,4 +1,4 @@
-import { Anchor, Container, Stack, Title } from '@mantine/core'
+import { Anchor, Button, Container, Group, Stack, Title } from '@mantine/core'
 import { Link, useRouteError } from 'react-router'
 import { ErrorAlert } from './states'
 
@@ -11,9 +11,15 @@ export function RouteError() {
           This page could not be shown
         </Title>
         <ErrorAlert error={error} />
-        <Anchor component={Link} to="/">
-          Back to the dashboard
-        </Anchor>
+        {/* A page's code that failed to download (a dropped connection, a newer deploy) loads again with the page. */}
+        <Group>
+          <Button variant="default" onClick={() => window.location.reload()}>
+            Try again
+          </Button>
+          <Anchor component={Link} to="/">
+            Back to the dashboard
+          </Anchor>
+        </Group>
       </Stack>
     </Container>
   )
