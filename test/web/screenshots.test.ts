@@ -74,7 +74,7 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
     await page.getByRole('link', { name: 'grace@navy.example' }).waitFor()
     await shot('contacts')
     await page.getByRole('link', { name: 'grace@navy.example' }).click()
-    await page.getByRole('heading', { name: 'Recent events' }).waitFor()
+    await page.getByRole('heading', { name: 'Recent activity' }).waitFor()
     await page.getByText('signed-up').first().waitFor()
     await shot('contact')
 
