@@ -68,6 +68,41 @@ describe('GET /projects/:id/setup-state', () => {
     await vi.waitFor(async () => expect((await state()).firstEmailSent).toBe(true), { ...eventually, timeout: 60_000 })
   })
 
+  it('ticks the first event for a tracked event only, not for the email.sent of the first send', async () => {
+    const { server, dns } = env
+    const owner = await createAccount(server)
+    await addVerifiedDomain(server, dns, owner, 'first-event.example.test')
+    const state = async () => {
+      const response = await server.app.inject({
+        method: 'GET',
+        url: `/projects/${owner.project.id}/setup-state`,
+        headers: { cookie: owner.cookie },
+      })
+      expect(response.statusCode).toBe(200)
+      return response.json().data
+    }
+    const call = (url: string, payload: object) =>
+      server.app.inject({ method: 'POST', url, headers: bearer(owner.secretKey), payload })
+    const sent = await call('/v1/send', {
+      to: 'reader@example.org',
+      subject: 'Hi',
+      body: '<p>Hi</p>',
+      from: 'hi@first-event.example.test',
+    })
+    expect(sent.statusCode).toBe(200)
+    await vi.waitFor(async () => expect((await state()).firstEmailSent).toBe(true), { ...eventually, timeout: 60_000 })
+    // The send wrote email.sent (and contact.subscribed for the new contact) to the event log: not tracked events.
+    const names = await server.ctx.pool.query<{ name: string }>(
+      'SELECT DISTINCT name FROM events WHERE project_id = $1 ORDER BY name',
+      [owner.project.id],
+    )
+    expect(names.rows.map((row) => row.name)).toContain('email.sent')
+    expect(await state()).toMatchObject({ firstEmailSent: true, firstEventTracked: false })
+
+    expect((await call('/v1/track', { event: 'signed-up', email: 'reader@example.org' })).statusCode).toBe(200)
+    expect(await state()).toMatchObject({ firstEmailSent: true, firstEventTracked: true })
+  })
+
   it("another user's project and another project's key get 404", async () => {
     const { server } = env
     const owner = await createAccount(server)
