@@ -75,6 +75,7 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /auth/accept-invitation': { token: 'invitation-token' },
   'POST /projects/:id/members': { email: 'a@example.com', role: 'MEMBER' },
   'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },
+  'POST /projects/:id/invitations/:invitationId/resend': {},
   'POST /contacts': { email: 'a@example.com', subscribed: true, data: { note: 'hello', tags: ['vip'] } },
   'POST /contacts/lookup': { emails: ['a@example.com'] },
   'POST /contacts/bulk-subscribe': { contactIds: [someId] },

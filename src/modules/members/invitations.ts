@@ -35,18 +35,43 @@ export async function queueInvitation(
     .values({ ...input, expiresAt })
     .returning({ id: invitations.id })
   if (!invitation) throw new Error('invitation insert returned nothing')
-  const [project] = await tx.select({ name: projects.name }).from(projects).where(eq(projects.id, input.projectId))
-  const [inviter] = input.invitedBy
-    ? await tx.select({ email: users.email }).from(users).where(eq(users.id, input.invitedBy))
+  await mailInvitation(ctx, tx, { ...input, id: invitation.id, expiresAt })
+}
+
+/**
+ * Queues the email of an invitation row, its link signed with the row's id and expiry: a link is only good while
+ * the row still carries that expiry, so renewing the row (a resend) voids the links mailed before.
+ */
+export async function mailInvitation(
+  ctx: Pick<AppContext, 'config' | 'log' | 'db'>,
+  tx: Executor,
+  invitation: { id: string; projectId: string; email: string; invitedBy: string | null; expiresAt: Date },
+): Promise<void> {
+  const [project] = await tx.select({ name: projects.name }).from(projects).where(eq(projects.id, invitation.projectId))
+  const [inviter] = invitation.invitedBy
+    ? await tx.select({ email: users.email }).from(users).where(eq(users.id, invitation.invitedBy))
     : []
-  const token = signLinkToken(ctx.config.secret, 'invitation', [invitation.id, String(expiresAt.getTime())])
+  const token = signLinkToken(ctx.config.secret, 'invitation', [invitation.id, String(invitation.expiresAt.getTime())])
   // The dashboard's page shows the project and accepts after a login or signup.
   const link = `${ctx.config.publicUrl}/app/invitation?token=${token}`
   await queueSystemEmail(
     ctx,
     tx,
-    input.email,
+    invitation.email,
     invitationMessage(link, project?.name ?? 'a project', inviter?.email ?? null),
+  )
+}
+
+/** The row a link names, if the link is signed, unexpired and as new as the row's latest mailing. */
+function linkedInvitation(ctx: Pick<AppContext, 'config'>, token: string) {
+  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
+  const expiresAt = Number(expiresAtMs)
+  if (!invitationId || !Number.isSafeInteger(expiresAt) || expiresAt < Date.now()) return undefined
+  return and(
+    eq(invitations.id, invitationId),
+    eq(invitations.expiresAt, new Date(expiresAt)),
+    isNull(invitations.acceptedAt),
+    gt(invitations.expiresAt, sql`now()`),
   )
 }
 
@@ -55,7 +80,7 @@ const invalidInvitation = () => new AppError('BAD_REQUEST', 'Invalid or expired 
 /**
  * Turns an invitation into a membership of the user it was mailed to, in the caller's transaction (signup,
  * login, or an explicit accept). The link is signed and carries its expiry; the row makes it single-use and lets
- * a newer invitation or the project's deletion void it. An existing membership keeps its role.
+ * a newer invitation, a resend, a revocation or the project's deletion void it. An existing membership keeps its role.
  */
 export async function acceptInvitation(
   ctx: Pick<AppContext, 'config'>,
@@ -63,19 +88,12 @@ export async function acceptInvitation(
   token: string,
   user: { id: string; email: string },
 ): Promise<{ projectId: string }> {
-  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
-  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) throw invalidInvitation()
+  const linked = linkedInvitation(ctx, token)
+  if (!linked) throw invalidInvitation()
   const [invitation] = await tx
     .update(invitations)
     .set({ acceptedAt: sql`now()` })
-    .where(
-      and(
-        eq(invitations.id, invitationId),
-        eq(invitations.email, user.email),
-        isNull(invitations.acceptedAt),
-        gt(invitations.expiresAt, sql`now()`),
-      ),
-    )
+    .where(and(linked, eq(invitations.email, user.email)))
     .returning({ projectId: invitations.projectId, role: invitations.role })
   if (!invitation) throw invalidInvitation()
   await tx
@@ -91,8 +109,8 @@ export async function findInvitation(
   db: Executor,
   token: string,
 ): Promise<InvitationView | undefined> {
-  const [invitationId, expiresAtMs] = verifyLinkToken(ctx.config.secret, 'invitation', token) ?? []
-  if (!invitationId || !expiresAtMs || Number(expiresAtMs) < Date.now()) return undefined
+  const linked = linkedInvitation(ctx, token)
+  if (!linked) return undefined
   const [row] = await db
     .select({
       projectId: invitations.projectId,
@@ -105,7 +123,7 @@ export async function findInvitation(
     .from(invitations)
     .innerJoin(projects, eq(projects.id, invitations.projectId))
     .leftJoin(users, eq(users.id, invitations.invitedBy))
-    .where(and(eq(invitations.id, invitationId), isNull(invitations.acceptedAt), gt(invitations.expiresAt, sql`now()`)))
+    .where(linked)
   return row
 }
 

@@ -1,7 +1,9 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
 import { actorOf, projectOf } from '../../http/project.js'
+import { listInvitations, resendInvitation, revokeInvitation } from './pending-invitations.js'
 import {
+  invitationParams,
   inviteResponse,
   memberInvite,
   memberListResponse,
@@ -9,7 +11,10 @@ import {
   memberResponse,
   membersParams,
   memberUpdate,
+  pendingInvitationListResponse,
+  pendingInvitationResponse,
   removedResponse,
+  revokedResponse,
 } from './schemas.js'
 import { changeMemberRole, inviteMember, listMembers, removeMember } from './service.js'
 
@@ -62,6 +67,37 @@ export function registerMemberRoutes(app: App, ctx: AppContext): void {
       const actor = { ...actorOf(request), sessionId: request.sessionId }
       await removeMember(ctx.db, projectOf(request), actor, request.params.userId)
       return { success: true as const, data: { message: 'Member removed successfully' } }
+    },
+  )
+
+  // Invitations not accepted yet: the admins who may invite see, resend and revoke them (an owner's, owners only).
+  app.get(
+    '/projects/:id/invitations',
+    {
+      config: access('ADMIN'),
+      schema: { tags, params: membersParams, response: { 200: pendingInvitationListResponse } },
+    },
+    async (request) => ({ success: true as const, data: await listInvitations(ctx.db, projectOf(request)) }),
+  )
+
+  app.post(
+    '/projects/:id/invitations/:invitationId/resend',
+    {
+      config: access('ADMIN'),
+      schema: { tags, params: invitationParams, response: { 200: pendingInvitationResponse } },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await resendInvitation(ctx, projectOf(request), actorOf(request), request.params.invitationId),
+    }),
+  )
+
+  app.delete(
+    '/projects/:id/invitations/:invitationId',
+    { config: access('ADMIN'), schema: { tags, params: invitationParams, response: { 200: revokedResponse } } },
+    async (request) => {
+      await revokeInvitation(ctx.db, projectOf(request), actorOf(request), request.params.invitationId)
+      return { success: true as const, data: { message: 'Invitation revoked' } }
     },
   )
 }

@@ -5,6 +5,7 @@ export const memberRole = z.enum(memberRoles)
 
 export const membersParams = z.object({ id: z.uuid() })
 export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() })
+export const invitationParams = z.object({ id: z.uuid(), invitationId: z.uuid() })
 
 export const memberInvite = z.object({
   email: z.email().max(254),
@@ -47,9 +48,27 @@ export const invitationView = z.object({
 })
 export type InvitationView = z.infer<typeof invitationView>
 
+/**
+ * An invitation not accepted yet, as the project's admins see it: whom, with which role, who sent it (their address;
+ * null for a secret key or a deleted account) and when. `EXPIRED` ones stay listed so they can be sent again.
+ */
+export const pendingInvitationView = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  role: memberRole,
+  invitedBy: z.string().nullable(),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  status: z.enum(['PENDING', 'EXPIRED']),
+})
+export type PendingInvitationView = z.infer<typeof pendingInvitationView>
+
 const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data })
 export const memberListResponse = envelope(z.array(memberView))
 export const memberResponse = envelope(memberView.omit({ createdAt: true }))
 export const inviteResponse = envelope(inviteResult)
 export const invitationResponse = envelope(invitationView)
 export const removedResponse = envelope(z.object({ message: z.string() }))
+export const pendingInvitationListResponse = envelope(z.array(pendingInvitationView))
+export const pendingInvitationResponse = envelope(pendingInvitationView)
+export const revokedResponse = envelope(z.object({ message: z.string() }))

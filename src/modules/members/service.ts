@@ -1,7 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { AppContext } from '../../context.js'
 import type { Executor } from '../../db/client.js'
-import { memberships, users } from '../../db/schema/index.js'
+import { invitations, memberships, users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import type { MemberRole } from '../../http/auth.js'
 import type { ProjectActor } from '../../http/project.js'
@@ -81,6 +81,10 @@ export async function inviteMember(
       .onConflictDoNothing()
       .returning({ userId: memberships.userId })
     if (!added) throw new AppError('CONFLICT', 'This user is already a member of the project')
+    // An invitation mailed before they had an account is moot now: it leaves the pending list.
+    await tx
+      .delete(invitations)
+      .where(and(eq(invitations.projectId, projectId), eq(invitations.email, email), isNull(invitations.acceptedAt)))
     return { userId: user.id, email, role: input.role, status: 'ACTIVE' }
   })
   if (result.status === 'INVITED') wakeSystemMail(ctx)
