@@ -39,6 +39,7 @@ describe('the capture mailbox', () => {
       expect(page.data).toHaveLength(2)
       expect(page.data[0]).toEqual({
         id: expect.any(String),
+        source: 'PROJECT',
         emailId: expect.any(String),
         from: 'hello@mail.example.test',
         to: [expect.stringMatching(/@example\.org$/)],

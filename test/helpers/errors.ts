@@ -32,6 +32,12 @@ export function validationErrorBody(errors: (string | { field: string; message?:
   }
 }
 
+/** The spec's 422 for a path parameter that is no uuid (or otherwise invalid): its field and issue code. */
+export function badPathBody(field: string, code = 'invalid_string') {
+  const body = validationErrorBody([{ field, code }])
+  return { ...body, error: { ...body.error, message: 'Invalid path parameters' } }
+}
+
 /** One test per `[url, field, code]`: a GET with that query string answers 400 naming the field and code. */
 export function itRejectsBadQueries(server: () => TestServer, cases: [url: string, field: string, code: string][]) {
   for (const [url, field, code] of cases) {

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm'
 import { index, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { createdAt } from './columns.js'
+import { emails } from './emails.js'
 import { memberRole, projects, users } from './foundation.js'
 
 const at = () => timestamp({ withTimezone: true, mode: 'date' })
@@ -76,4 +78,28 @@ export const oauthAccounts = pgTable(
     createdAt: createdAt(),
   },
   (table) => [primaryKey({ columns: [table.provider, table.providerAccountId] }), index().on(table.userId)],
+)
+
+export const accountEmailKind = pgEnum('account_email_kind', ['VERIFY_EMAIL', 'RESET_PASSWORD', 'INVITATION'])
+
+/**
+ * Whom each of Mailroom's own emails concerns. They all go out through the system project's outbox, whose mailbox
+ * nobody sees; with the capture transport this is how the dashboard shows a verification or reset email to its
+ * user and an invitation to the admins of the project it invites to, and to no one else.
+ */
+export const accountEmails = pgTable(
+  'account_emails',
+  {
+    emailId: uuid()
+      .primaryKey()
+      .references(() => emails.id, { onDelete: 'cascade' }),
+    kind: accountEmailKind().notNull(),
+    userId: uuid().references(() => users.id, { onDelete: 'cascade' }),
+    projectId: uuid().references(() => projects.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index().on(table.userId).where(sql`${table.userId} IS NOT NULL`),
+    index().on(table.projectId).where(sql`${table.projectId} IS NOT NULL`),
+  ],
 )

@@ -139,5 +139,9 @@ export const capturedMessages = pgTable(
     raw: bytea().notNull(),
     createdAt: createdAt(),
   },
-  (table) => [index().on(table.projectId, table.createdAt)],
+  (table) => [
+    index().on(table.projectId, table.createdAt),
+    // An account email's capture, found from its `account_emails` row (the mailboxes of its user and project).
+    index().on(table.emailId).where(sql`${table.emailId} IS NOT NULL`),
+  ],
 )

@@ -24,7 +24,10 @@ export async function queueVerificationEmail(
   user: { id: string; email: string },
 ): Promise<void> {
   const token = await issueAccountToken(tx, 'VERIFY_EMAIL', user.id, user.email)
-  await queueSystemEmail(ctx, tx, user.email, verificationMessage(verificationLink(ctx, token)))
+  await queueSystemEmail(ctx, tx, user.email, verificationMessage(verificationLink(ctx, token)), {
+    kind: 'VERIFY_EMAIL',
+    userId: user.id,
+  })
 }
 
 export type RequestVerificationResult = 'sent' | 'already-verified'

@@ -26,7 +26,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
     const token = await issueAccountToken(tx, 'RESET_PASSWORD', user.id, user.email)
     // The dashboard's page asks for the new password and POSTs it with the token to /auth/reset-password.
     const link = `${ctx.config.publicUrl}/app/reset-password?token=${token}`
-    await queueSystemEmail(ctx, tx, user.email, passwordResetMessage(link))
+    await queueSystemEmail(ctx, tx, user.email, passwordResetMessage(link), { kind: 'RESET_PASSWORD', userId: user.id })
     return true
   })
   if (sent) wakeSystemMail(ctx)

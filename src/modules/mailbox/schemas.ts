@@ -6,8 +6,13 @@ export const capturedMessageParams = z.object({ id: z.uuid() })
 export const mailboxQuery = cursorPageQuery
 export type MailboxQuery = z.infer<typeof mailboxQuery>
 
+/**
+ * `source`: `PROJECT` for the project's own mail, `ACCOUNT` for one of Mailroom's own account emails shown in this
+ * mailbox (a project's invitations to its admins; a user's verification and reset emails to that user).
+ */
 export const capturedMessageView = z.object({
   id: z.uuid(),
+  source: z.enum(['PROJECT', 'ACCOUNT']),
   emailId: z.uuid().nullable(),
   from: z.string(),
   to: z.array(z.string()),

@@ -59,6 +59,7 @@ export async function mailInvitation(
     tx,
     invitation.email,
     invitationMessage(link, project?.name ?? 'a project', inviter?.email ?? null),
+    { kind: 'INVITATION', projectId: invitation.projectId },
   )
 }
 

@@ -40,6 +40,8 @@ export const resetKeptTables = [
   'projects',
   'memberships',
   'invitations',
+  // Kept with the invitations they mailed: a pending one's email stays in the mailbox of its project's admins.
+  'account_emails',
   'domains',
   'project_billing',
   'billing_usage',
