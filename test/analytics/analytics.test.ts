@@ -53,6 +53,13 @@ async function hourlyFromLog(projectId: string) {
   return result.rows.map((row) => ({ hour: new Date(row.hour).getTime(), name: row.name, first: row.first }))
 }
 
+/** The hour of each message the capture transport kept for the project. */
+async function capturedHours(projectId: string): Promise<number[]> {
+  const result = await server.ctx.db.execute<{ hour: string }>(sql`
+    SELECT date_trunc('hour', created_at, 'UTC') AS hour FROM captured_messages WHERE project_id = ${projectId}`)
+  return result.rows.map((row) => new Date(row.hour).getTime())
+}
+
 describe('analytics count what was actually sent', () => {
   let account: Account
   let sent: Sent[]
@@ -91,8 +98,10 @@ describe('analytics count what was actually sent', () => {
     expect(response.statusCode).toBe(200)
     const body = response.json()
     expect(body.granularity).toBe('hour')
+    // The capture transport kept the three emails: captured, which is not delivered (the two deliveries are events).
     expect(body.totals).toEqual({
       sent: 3,
+      captured: 3,
       delivered: 2,
       opened: 2,
       clicked: 1,
@@ -109,12 +118,14 @@ describe('analytics count what was actually sent', () => {
       [0, 1, 2, 3, 4].map((index) => new Date(firstHour + index * hourMs).toISOString()),
     )
     const log = await hourlyFromLog(account.project.id)
+    const captures = await capturedHours(account.project.id)
     for (const point of body.data) {
       const inBucket = log.filter((row) => row.hour === Date.parse(point.bucket))
       const named = (name: string) => inBucket.filter((row) => row.name === name)
       expect(point).toEqual({
         bucket: point.bucket,
         sent: named('email.sent').length,
+        captured: captures.filter((hour) => hour === Date.parse(point.bucket)).length,
         delivered: named('email.delivery').length,
         opened: named('email.open').filter((row) => row.first).length,
         clicked: named('email.click').filter((row) => row.first).length,
@@ -180,6 +191,7 @@ describe('analytics count what was actually sent', () => {
     const get = (url: string) => callAs(server, other)('GET', url)
     expect((await get('/analytics/timeseries')).json().totals).toEqual({
       sent: 0,
+      captured: 0,
       delivered: 0,
       opened: 0,
       clicked: 0,
@@ -266,13 +278,16 @@ describe('campaign analytics', () => {
       [big, 2],
       [small, 1],
     ])
-    expect(bySent.data[0]).toMatchObject({ name: 'Big', bounced: 1, bounceRate: 50, openRate: 0 })
+    expect(bySent.data[0]).toMatchObject({ name: 'Big', captured: 2, delivered: 0, bounced: 1, bounceRate: 50 })
+    expect(bySent.data[1]).toMatchObject({ name: 'Small', captured: 1 })
     const byOpenRate = (await get('/analytics/top-campaigns?metric=openRate&limit=1')).json()
     expect(byOpenRate).toMatchObject({ metric: 'openRate', data: [{ campaignId: small, opened: 1, openRate: 100 }] })
 
     expect((await get('/analytics/campaign-stats')).json()).toMatchObject({
       campaigns: 2,
       sent: 3,
+      captured: 3,
+      delivered: 0,
       opened: 1,
       bounced: 1,
       openRate: 33.33,
@@ -280,6 +295,7 @@ describe('campaign analytics', () => {
     expect((await get(`/analytics/campaign-stats?campaignId=${small}`)).json()).toMatchObject({
       campaigns: 1,
       sent: 1,
+      captured: 1,
       opened: 1,
     })
     // Another project's key asking for the same campaign id sees nothing.
@@ -287,6 +303,7 @@ describe('campaign analytics', () => {
     expect((await callAs(server, other)('GET', `/analytics/campaign-stats?campaignId=${small}`)).json()).toMatchObject({
       campaigns: 0,
       sent: 0,
+      captured: 0,
     })
     expect((await callAs(server, other)('GET', '/analytics/top-campaigns')).json().data).toEqual([])
   })

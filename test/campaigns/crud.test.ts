@@ -294,10 +294,9 @@ describe('campaigns: accepts', () => {
       data: {
         totalRecipients: campaign.totalRecipients,
         ...Object.fromEntries(
-          ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'].map((name) => [
-            `${name}Count`,
-            0,
-          ]),
+          ['sent', 'captured', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'].map(
+            (name) => [`${name}Count`, 0],
+          ),
         ),
         ...Object.fromEntries(rates.map((rate) => [rate, 0])),
       },
@@ -319,6 +318,8 @@ describe('campaigns: accepts', () => {
       success: true,
       data: {
         ...counters,
+        // Counters set by hand: nothing went through the capture transport.
+        capturedCount: 0,
         openRate: 33.33,
         clickRate: 10,
         bounceRate: 3.33,

@@ -133,6 +133,8 @@ export const capturedMessages = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     projectId: projectReference(),
     emailId: uuid(),
+    /** The campaign of a campaign email: its stats count what was captured instead of delivered. */
+    campaignId: uuid(),
     fromEmail: text().notNull(),
     toEmails: text().array().notNull(),
     subject: text().notNull(),
@@ -143,5 +145,6 @@ export const capturedMessages = pgTable(
     index().on(table.projectId, table.createdAt),
     // An account email's capture, found from its `account_emails` row (the mailboxes of its user and project).
     index().on(table.emailId).where(sql`${table.emailId} IS NOT NULL`),
+    index().on(table.projectId, table.campaignId).where(sql`${table.campaignId} IS NOT NULL`),
   ],
 )

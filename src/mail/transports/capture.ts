@@ -9,6 +9,7 @@ export function createCaptureTransport(db: Executor): Transport {
       await db.insert(capturedMessages).values({
         projectId: message.projectId,
         emailId: message.emailId,
+        campaignId: message.campaignId ?? null,
         fromEmail: message.envelope.from,
         toEmails: message.envelope.to,
         subject: message.subject,

@@ -2,6 +2,8 @@
 export type OutgoingMessage = {
   projectId: string
   emailId: string
+  /** Set for a campaign email; the capture transport keeps it, for the campaign's captured count. */
+  campaignId?: string | null
   /** Our Message-ID, without angle brackets. */
   messageId: string
   envelope: { from: string; to: string[] }

@@ -6,9 +6,11 @@ const count = z.number().int()
 /**
  * People's opens and clicks: unique ones (first per email) in `opened` / `clicked`, every one in `opens` /
  * `clicks`; the rates use these. Machines' (privacy proxies, link scanners) in `machineOpens` / `machineClicks`.
+ * `captured`: emails the capture transport kept in the Mailbox (MAIL_TRANSPORT=capture), which are never delivered.
  */
 export const emailMetrics = z.object({
   sent: count,
+  captured: count,
   delivered: count,
   opened: count,
   clicked: count,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
+import { countCapturedByBucket, countCapturedByCampaign, countCapturedCampaignEmails } from './captured.js'
 import {
   bucketStarts,
   ceilTo,
@@ -33,8 +34,8 @@ import {
 
 const metricNames = Object.keys(metricSources) as MetricName[]
 
-function toMetrics(row: MetricRow | undefined): EmailMetrics {
-  const metrics = {} as EmailMetrics
+function toMetrics(row: MetricRow | undefined, captured = 0): EmailMetrics {
+  const metrics = { captured } as EmailMetrics
   for (const name of metricNames) metrics[name] = Number(row?.[name] ?? 0)
   return metrics
 }
@@ -66,9 +67,16 @@ export async function getTimeseries(db: Executor, projectId: string, query: Time
       AND hour >= ${from} AND hour < ${to}
     GROUP BY 1`)
   const byBucket = new Map(result.rows.map((row) => [new Date(row.bucket).getTime(), row]))
-  const data = buckets.map((bucket) => ({ bucket, ...toMetrics(byBucket.get(bucket.getTime())) }))
+  const captured = await countCapturedByBucket(db, projectId, granularity, { from, to })
+  const data = buckets.map((bucket) => ({
+    bucket,
+    ...toMetrics(byBucket.get(bucket.getTime()), captured.get(bucket.getTime())),
+  }))
   const totals = toMetrics(undefined)
-  for (const point of data) for (const name of metricNames) totals[name] += point[name]
+  for (const point of data) {
+    totals.captured += point.captured
+    for (const name of metricNames) totals[name] += point[name]
+  }
   return { granularity, from, to, data, totals }
 }
 
@@ -101,12 +109,17 @@ export async function getTopCampaigns(
     LEFT JOIN campaigns c ON c.id = per_campaign.campaign_id AND c.project_id = ${projectId}
     ORDER BY ${sql.raw(campaignOrder[query.metric])} DESC NULLS LAST, campaign_id
     LIMIT ${query.limit}`)
+  const captured = await countCapturedByCampaign(
+    db,
+    projectId,
+    result.rows.map((row) => row.campaign_id),
+  )
   return {
     metric: query.metric,
     data: result.rows.map((row) => ({
       campaignId: row.campaign_id,
       name: row.campaign_name,
-      ...withRates(toMetrics(row)),
+      ...withRates(toMetrics(row, captured.get(row.campaign_id))),
     })),
   }
 }
@@ -122,7 +135,8 @@ export async function getCampaignStats(
     SELECT (count(DISTINCT campaign_id) FILTER (WHERE name = 'email.sent'))::int AS campaigns, ${metricColumns()}
     FROM campaign_event_counts WHERE project_id = ${projectId}${campaign}`)
   const row = result.rows[0]
-  return { campaigns: row?.campaigns ?? 0, ...withRates(toMetrics(row)) }
+  const captured = await countCapturedCampaignEmails(db, projectId, query.campaignId)
+  return { campaigns: row?.campaigns ?? 0, ...withRates(toMetrics(row, captured)) }
 }
 
 /** The most frequent custom event names over `[from, to)` widened to whole hours, with the period before. */

@@ -127,6 +127,11 @@ const rate = z.number()
 export const campaignStats = z.object({
   success: z.literal(true),
   data: campaignCounters.extend({
+    /**
+     * Emails the capture transport kept in the Mailbox instead of sending (MAIL_TRANSPORT=capture): sent from
+     * Mailroom's side, but never delivered, opened or bounced, so they count here and not in `deliveredCount`.
+     */
+    capturedCount: count,
     openRate: rate,
     clickRate: rate,
     bounceRate: rate,
@@ -146,7 +151,8 @@ export const campaignTimeseries = z.object({
   data: z.array(
     z.object({
       bucket: z.date(),
-      activity: z.enum(['sent', 'delivered', 'opened', 'clicked', 'bounced']),
+      /** `captured`: kept in the Mailbox by the capture transport (by the moment it was captured). */
+      activity: z.enum(['sent', 'captured', 'delivered', 'opened', 'clicked', 'bounced']),
       count: z.number().int(),
     }),
   ),

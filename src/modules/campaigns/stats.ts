@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
+import { countCapturedCampaignEmails } from '../analytics/captured.js'
 import { percentOf } from '../analytics/rates.js'
 import type { CampaignStats } from './schemas.js'
 import { findCampaignRow } from './view.js'
@@ -7,6 +8,7 @@ import { findCampaignRow } from './view.js'
 /**
  * `GET /campaigns/:id/stats`: the counters the emails trigger keeps (migration 0013), read as they are, never
  * counted from the emails; rates are percentages of `sentCount` with two decimals, 0 while nothing is sent.
+ * `capturedCount` is what the capture transport kept (captured mail is never delivered).
  */
 export async function getCampaignStats(db: Executor, projectId: string, campaignId: string): Promise<CampaignStats> {
   const row = await findCampaignRow(db, projectId, campaignId)
@@ -16,6 +18,7 @@ export async function getCampaignStats(db: Executor, projectId: string, campaign
     data: {
       totalRecipients: row.totalRecipients,
       sentCount: sent,
+      capturedCount: await countCapturedCampaignEmails(db, projectId, campaignId),
       deliveredCount: row.deliveredCount,
       openedCount: row.openedCount,
       clickedCount: row.clickedCount,

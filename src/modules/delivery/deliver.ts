@@ -160,6 +160,7 @@ export function createDelivery(parts: DeliveryParts) {
         parts.transport.send({
           projectId: email.projectId,
           emailId: email.id,
+          campaignId: email.campaignId,
           messageId: email.messageId,
           envelope: { from: email.fromEmail, to: [email.toEmail] },
           subject,

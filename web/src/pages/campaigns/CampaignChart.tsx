@@ -13,6 +13,7 @@ type Granularity = CampaignTimeseries['granularity']
 // Mantine's shade 8–9 colours: the tooltip and legend write their names in them, so each is 4.5:1 or more on white.
 const series: { activity: Activity; label: string; color: string }[] = [
   { activity: 'sent', label: 'Sent', color: '#343a40' },
+  { activity: 'captured', label: 'Captured', color: '#5f3dc4' },
   { activity: 'delivered', label: 'Delivered', color: '#1864ab' },
   { activity: 'opened', label: 'Opened', color: '#087f5b' },
   { activity: 'clicked', label: 'Clicked', color: '#862e9c' },
@@ -28,6 +29,7 @@ function rowsOf(timeseries: CampaignTimeseries): Row[] {
     const row = rows.get(point.bucket) ?? {
       bucket: point.bucket,
       sent: 0,
+      captured: 0,
       delivered: 0,
       opened: 0,
       clicked: 0,
@@ -39,6 +41,19 @@ function rowsOf(timeseries: CampaignTimeseries): Row[] {
   return [...rows.values()]
 }
 
+/**
+ * Captured mail (MAIL_TRANSPORT=capture) is never delivered: its series shows only when there is some, and then
+ * an empty delivered series is left out rather than drawn as nothing delivered.
+ */
+function shownSeries(timeseries: CampaignTimeseries) {
+  const has = (activity: Activity) => timeseries.data.some((point) => point.activity === activity && point.count > 0)
+  return series.filter((item) => {
+    if (item.activity === 'captured') return has('captured')
+    if (item.activity === 'delivered') return has('delivered') || !has('captured')
+    return true
+  })
+}
+
 function formatBucket(bucket: string, granularity: Granularity): string {
   const date = new Date(bucket)
   return granularity === 'day'
@@ -46,7 +61,7 @@ function formatBucket(bucket: string, granularity: Granularity): string {
     : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
 }
 
-/** Sent, delivered, opened, clicked and bounced emails per hour or day, from the campaign's timeseries. */
+/** Sent, captured or delivered, opened, clicked and bounced emails per hour or day, from the campaign's timeseries. */
 export function CampaignChart({ campaignId, version }: { campaignId: string; version: string }) {
   const { project } = useProject()
   const [granularity, setGranularity] = useState<Granularity>('hour')
@@ -89,7 +104,7 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
                   <YAxis allowDecimals={false} />
                   <Tooltip labelFormatter={(bucket) => formatBucket(String(bucket), result.granularity)} />
                   <Legend />
-                  {series.map((item) => (
+                  {shownSeries(result).map((item) => (
                     // Refetched every few seconds while sending: bars that grew in from zero each time would flicker.
                     <Bar
                       key={item.activity}
