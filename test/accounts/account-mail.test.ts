@@ -83,6 +83,7 @@ describe("an invitation in the inviting project's mailbox", () => {
     expect(message).toEqual({
       id: expect.any(String),
       source: 'ACCOUNT',
+      kind: 'INVITATION',
       emailId: expect.any(String),
       from: 'accounts@mailroom.test',
       to: [email],
@@ -155,7 +156,12 @@ describe("a user's own account emails in their account mailbox", () => {
       { cookie: user.cookie },
       'Verify your email address',
     )
-    expect(verification).toMatchObject({ source: 'ACCOUNT', to: [user.email], from: 'accounts@mailroom.test' })
+    expect(verification).toMatchObject({
+      source: 'ACCOUNT',
+      kind: 'VERIFY_EMAIL',
+      to: [user.email],
+      from: 'accounts@mailroom.test',
+    })
     const link = await linkIn(`/users/@me/mailbox/${verification.id}/raw`, { cookie: user.cookie })
     const verified = await server.app.inject({
       method: 'POST',
@@ -167,6 +173,7 @@ describe("a user's own account emails in their account mailbox", () => {
 
     await server.app.inject({ method: 'POST', url: '/auth/request-password-reset', payload: { email: user.email } })
     const reset = await waitForMessage('/users/@me/mailbox', { cookie: user.cookie }, 'Reset your password')
+    expect(reset.kind).toBe('RESET_PASSWORD')
     expect((await mailbox('/users/@me/mailbox', { cookie: user.cookie })).map((m) => m.subject)).toEqual([
       'Reset your password',
       'Verify your email address',

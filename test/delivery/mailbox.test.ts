@@ -40,6 +40,7 @@ describe('the capture mailbox', () => {
       expect(page.data[0]).toEqual({
         id: expect.any(String),
         source: 'PROJECT',
+        kind: null,
         emailId: expect.any(String),
         from: 'hello@mail.example.test',
         to: [expect.stringMatching(/@example\.org$/)],

@@ -52,12 +52,12 @@ async function listMailbox(db: Executor, mailbox: Mailbox, query: MailboxQuery):
           .where(and(ownMessages(mailbox.projectId), cursor))
           .orderBy(desc(capturedMessages.createdAt), desc(capturedMessages.id))
           .limit(query.limit + 1)
-      ).map((row) => ({ ...row, source: 'PROJECT' as const }))
+      ).map((row) => ({ ...row, source: 'PROJECT' as const, kind: null }))
     : []
   const account = mailbox.accountEmails
     ? (
         await db
-          .select(columns)
+          .select({ ...columns, kind: accountEmails.kind })
           .from(accountEmails)
           .innerJoin(capturedMessages, eq(capturedMessages.emailId, accountEmails.emailId))
           .where(and(mailbox.accountEmails, cursor))
