@@ -145,6 +145,14 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).MailboxPage }),
         },
         {
+          path: 'mailbox/account',
+          lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).AccountMailboxPage }),
+        },
+        {
+          path: 'mailbox/account/:id',
+          lazy: async () => ({ Component: (await import('./pages/mailbox/MailboxPage')).AccountMailboxPage }),
+        },
+        {
           path: 'contacts/import',
           lazy: async () => ({ Component: (await import('./pages/contacts/ImportPage')).ImportPage }),
         },

@@ -14,24 +14,80 @@ import {
   Title,
 } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import { Link, useParams } from 'react-router'
-import { api, query, request } from '../../api/client'
+import {
+  accountMailboxKey,
+  fetchAccountMessage,
+  fetchMailboxMessage,
+  listAccountMailbox,
+  listMailbox,
+  mailboxKey,
+} from '../../api/mailbox'
 import { useProject } from '../../api/project-context'
-import type { MailboxPage as MailboxList } from '../../api/types'
+import type { CapturedMessage, MailboxPage as MailboxList } from '../../api/types'
 import { CursorPager } from '../../components/CursorPager'
 import { EmailPreview } from '../../components/EmailPreview'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { type ParsedMessage, parseMessage } from './parse-message'
 
+/** One mailbox as the page shows it: where its list and messages come from, and the path of its pages. */
+type Box = {
+  queryKey: unknown[]
+  list(cursor: string | undefined): Promise<MailboxList>
+  fetchRaw(id: string): Promise<Response>
+  path: string
+  empty: ReactNode
+}
+
+/** The project's mailbox: its captured mail, and to admins the invitations it mailed. */
 export function MailboxPage() {
-  const { id } = useParams()
   const { project } = useProject()
+  return (
+    <Mailbox
+      current="project"
+      box={{
+        queryKey: mailboxKey(project.id),
+        list: (cursor) => listMailbox(project.id, cursor),
+        fetchRaw: (id) => fetchMailboxMessage(project.id, id),
+        path: '/mailbox',
+        empty: (
+          <EmptyState title="No captured messages">
+            Send an email with the API (see Get started for a ready command) and it appears here within seconds.
+          </EmptyState>
+        ),
+      }}
+    />
+  )
+}
+
+/** The signed-in user's own account emails: open to an unverified user too, so verification is never a dead end. */
+export function AccountMailboxPage() {
+  return (
+    <Mailbox
+      current="account"
+      box={{
+        queryKey: accountMailboxKey,
+        list: listAccountMailbox,
+        fetchRaw: fetchAccountMessage,
+        path: '/mailbox/account',
+        empty: (
+          <EmptyState title="No account emails">
+            Verification and password-reset emails for your address appear here while this server captures mail.
+          </EmptyState>
+        ),
+      }}
+    />
+  )
+}
+
+function Mailbox({ current, box }: { current: 'project' | 'account'; box: Box }) {
+  const { id } = useParams()
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
   const messages = useQuery({
-    queryKey: ['project', project.id, 'mailbox', cursor],
-    queryFn: () => api<MailboxList>(`/mailbox${query({ limit: 25, cursor })}`, { projectId: project.id }),
+    queryKey: [...box.queryKey, cursor],
+    queryFn: () => box.list(cursor),
     placeholderData: keepPreviousData,
     // New captures show up while the page is open.
     refetchInterval: 5_000,
@@ -40,15 +96,32 @@ export function MailboxPage() {
   return (
     <>
       <PageHeader title="Mailbox" />
-      <Text size="sm" c="dimmed" mb="md">
+      <Text size="sm" c="dimmed" mb="sm">
         With <code>MAIL_TRANSPORT=capture</code> outgoing email is kept here instead of being sent.
       </Text>
+      <Group component="nav" aria-label="Mailboxes" gap="xs" mb="md">
+        {(
+          [
+            ['project', '/mailbox', 'This project'],
+            ['account', '/mailbox/account', 'Your account emails'],
+          ] as const
+        ).map(([value, to, label]) => (
+          <Button
+            key={value}
+            component={Link}
+            to={to}
+            size="xs"
+            variant={current === value ? 'filled' : 'default'}
+            aria-current={current === value ? 'page' : undefined}
+          >
+            {label}
+          </Button>
+        ))}
+      </Group>
       <QueryState query={messages} label="Loading captured messages">
         {(page) =>
           page.data.length === 0 && cursors.length === 1 ? (
-            <EmptyState title="No captured messages">
-              Send an email with the API (see API keys for a ready command) and it appears here within seconds.
-            </EmptyState>
+            box.empty
           ) : (
             <Grid gap="md">
               <Grid.Col span={4}>
@@ -60,11 +133,11 @@ export function MailboxPage() {
                           variant="filled"
                           key={message.id}
                           component={Link}
-                          to={`/mailbox/${message.id}`}
+                          to={`${box.path}/${message.id}`}
                           active={message.id === id}
                           aria-current={message.id === id ? 'page' : undefined}
                           label={message.subject || '(no subject)'}
-                          description={`To ${message.to.join(', ')} · ${new Date(message.createdAt).toLocaleString()}`}
+                          description={describe(message)}
                         />
                       ))}
                     </nav>
@@ -80,7 +153,7 @@ export function MailboxPage() {
               </Grid.Col>
               <Grid.Col span={8}>
                 {id ? (
-                  <MessageView id={id} />
+                  <MessageView id={id} box={box} />
                 ) : (
                   <EmptyState title="Choose a message">
                     Pick a message on the left to see it as its recipient would.
@@ -95,24 +168,39 @@ export function MailboxPage() {
   )
 }
 
-function MessageView({ id }: { id: string }) {
-  const { project } = useProject()
+/** Account emails (Mailroom's own, not the project's mail) say so before their recipient and time. */
+function describe(message: CapturedMessage): string {
+  const sent = `To ${message.to.join(', ')} · ${new Date(message.createdAt).toLocaleString()}`
+  return message.source === 'ACCOUNT' ? `Account email · ${sent}` : sent
+}
+
+function MessageView({ id, box }: { id: string; box: Box }) {
   const raw = useQuery({
-    queryKey: ['project', project.id, 'mailbox', 'message', id],
+    queryKey: [...box.queryKey, 'message', id],
     queryFn: async () => {
-      const buffer = await (await request(`/mailbox/${id}/raw`, { projectId: project.id })).arrayBuffer()
+      const buffer = await (await box.fetchRaw(id)).arrayBuffer()
       return { buffer, parsed: await parseMessage(buffer) }
     },
     staleTime: Number.POSITIVE_INFINITY,
   })
   return (
     <QueryState query={raw} label="Opening the message">
-      {({ buffer, parsed }) => <Message id={id} raw={buffer} message={parsed} />}
+      {({ buffer, parsed }) => <Message id={id} raw={buffer} message={parsed} closePath={box.path} />}
     </QueryState>
   )
 }
 
-function Message({ id, raw, message }: { id: string; raw: ArrayBuffer; message: ParsedMessage }) {
+function Message({
+  id,
+  raw,
+  message,
+  closePath,
+}: {
+  id: string
+  raw: ArrayBuffer
+  message: ParsedMessage
+  closePath: string
+}) {
   const download = () => {
     // The .eml route needs the X-Project-Id header, so the download is made from the bytes already fetched.
     const url = URL.createObjectURL(new Blob([raw], { type: 'message/rfc822' }))
@@ -189,7 +277,7 @@ function Message({ id, raw, message }: { id: string; raw: ArrayBuffer; message: 
           </Stack>
         </Tabs.Panel>
       </Tabs>
-      <Anchor component={Link} to="/mailbox" size="sm" mt="sm" display="inline-block">
+      <Anchor component={Link} to={closePath} size="sm" mt="sm" display="inline-block">
         Close message
       </Anchor>
     </Paper>
