@@ -22,6 +22,7 @@ import { ProjectProvider } from '../api/project-context'
 import { meQuery, projectsQuery, rememberedProjectId, rememberProjectId, subscribeProjectId } from '../api/session'
 import type { Project, User } from '../api/types'
 import { VerifyEmailGate } from '../pages/auth/VerifyEmailGate'
+import { CaptureModeBanner } from './CaptureModeBanner'
 import { Loading, QueryState } from './states'
 
 const sections = [
@@ -69,8 +70,10 @@ function ProjectFrame({ user }: { user: User }) {
     getInitialValueInEffect: false,
   })
   const creating = location.pathname === '/projects/new'
-  // Project routes refuse an unverified user on such a server; say why once instead of an error on every page.
-  const mustVerify = config.data?.emailVerificationRequired === true && !user.emailVerified && !creating
+  // Project routes refuse an unverified user on such a server; say why once instead of an error on every page. Their
+  // own account emails stay open: with the capture transport the verification email is there.
+  const accountMail = location.pathname.startsWith('/mailbox/account')
+  const mustVerify = config.data?.emailVerificationRequired === true && !user.emailVerified && !creating && !accountMail
 
   const list = projects.data ?? []
   const project = list.find((p) => p.id === chosen) ?? list[0]
@@ -146,6 +149,7 @@ function ProjectFrame({ user }: { user: User }) {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1}>
+        <CaptureModeBanner />
         <QueryState query={projects} label="Loading your projects">
           {() =>
             project && mustVerify ? (

@@ -1,14 +1,16 @@
 import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core'
-import { useMutation } from '@tanstack/react-query'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
 import { ApiError, api } from '../../api/client'
+import { configQuery } from '../../api/config'
 import type { Message } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('')
+  const config = useQuery(configQuery)
   const request = useMutation({
     mutationFn: (address: string) =>
       api<Message>('/auth/request-password-reset', { method: 'POST', body: { email: address } }),
@@ -31,6 +33,13 @@ export function ForgotPasswordPage() {
         // The API answers the same whether or not the address has an account, and so does this page.
         <Alert color="teal.9" variant="outline" title="Check your email" role="status">
           <Text size="sm">{request.data.data.message}. The link works once and expires in one hour.</Text>
+          {config.data?.transport === 'capture' && (
+            // Logged out, no mailbox of the dashboard is open to them; the server's log is (README, capture mode).
+            <Text size="sm" mt="xs">
+              This server captures mail instead of sending it: the email is in your account's Mailbox once you are
+              logged in, and its link is in the server's log (“account email captured”).
+            </Text>
+          )}
         </Alert>
       ) : (
         <form onSubmit={onSubmit} noValidate>

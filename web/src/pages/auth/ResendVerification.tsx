@@ -1,19 +1,24 @@
 import { Alert, Button, Group, Text } from '@mantine/core'
-import { useMutation } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api/client'
+import { accountMailboxKey } from '../../api/mailbox'
 import type { Message } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
+import { CapturedVerificationLink } from './CapturedVerificationLink'
 
 /** Mails a new verification link to the signed-in user; the API allows three an hour. */
 export function ResendVerification({ email }: { email: string }) {
+  const queryClient = useQueryClient()
   const resend = useMutation({
     mutationFn: () => api<Message>('/auth/request-verification', { method: 'POST' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountMailboxKey }),
   })
   return (
     <Alert color="indigo.9" title="Verify your email address" variant="outline">
       <Text size="sm" mb="xs">
         {email} is not verified yet. The link in the verification email confirms that the address is yours.
       </Text>
+      <CapturedVerificationLink />
       {resend.isError && <ErrorAlert error={resend.error} title="No email sent" />}
       <Group gap="sm">
         <Button size="xs" variant="default" loading={resend.isPending} onClick={() => resend.mutate()}>
