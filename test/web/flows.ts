@@ -18,16 +18,18 @@ export async function signUp(page: Page, base: string, email: string, password =
   await page.waitForURL('**/app/projects/new')
 }
 
+/** The create project form; a new project opens on its setup checklist. */
 export async function createProject(page: Page, name: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Project name' }).fill(name)
   await page.getByRole('button', { name: 'Create project' }).click()
-  await page.waitForURL('**/app/keys')
-  await page.getByRole('table', { name: `Keys of ${name}` }).waitFor()
+  await page.waitForURL('**/app/setup')
+  await page.getByRole('heading', { name: `Set up ${name}` }).waitFor()
 }
 
 /** The secret key as the keys page shows it once revealed. */
 export async function readSecretKey(page: Page): Promise<string> {
   if (!page.url().endsWith('/app/keys')) await page.getByRole('link', { name: 'API keys' }).click()
+  await page.getByRole('table', { name: /^Keys of / }).waitFor()
   const show = page.getByRole('button', { name: 'Show secret key' })
   if (await show.isVisible()) await show.click()
   const key = (await page.getByTestId('secret-key').textContent()) ?? ''

@@ -1,15 +1,14 @@
-import { Alert, Anchor, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Alert, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { Link } from 'react-router'
 import { api } from '../../api/client'
-import { domainsQuery } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import type { Project } from '../../api/types'
 import { CopyValue } from '../../components/copy'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader } from '../../components/states'
+import { FirstEmailCommand } from '../onboarding/snippets'
 
 function masked(key: string): string {
   return `${key.slice(0, 7)}${'•'.repeat(12)}${key.slice(-4)}`
@@ -30,13 +29,6 @@ export function KeysPage() {
       notifySuccess('The old keys no longer work.', 'Keys rotated')
     },
   })
-
-  const domains = useQuery(domainsQuery(project.id))
-  const sender = domains.data?.[0]?.domain
-  const origin = window.location.origin
-  const sendSnippet = `curl -H "authorization: Bearer ${revealed ? project.secret : 'sk_…'}" -H 'content-type: application/json' \\
-  -d '{"from":"hello@${sender ?? 'YOUR_DOMAIN'}","to":"you@example.com","subject":"Hello","body":"<p>It works!</p>"}' \\
-  ${origin}/v1/send`
 
   return (
     <>
@@ -93,24 +85,7 @@ export function KeysPage() {
           <Title order={2} size="h4" mb="xs">
             Send a first email
           </Title>
-          <Text size="sm" c="dimmed" mb="xs">
-            With the default capture transport the message lands in the Mailbox page instead of leaving this machine.
-          </Text>
-          {domains.isSuccess && !sender && (
-            <Text size="sm" mb="xs">
-              First{' '}
-              <Anchor component={Link} to="/domains">
-                add your sender domain
-              </Anchor>
-              : the <Code>from</Code> address must use it.
-            </Text>
-          )}
-          <Group align="flex-start" wrap="nowrap">
-            <Code block style={{ flex: 1, minWidth: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-              {sendSnippet}
-            </Code>
-            <CopyValue value={sendSnippet.replace('sk_…', project.secret)} label="send command with the secret key" />
-          </Group>
+          <FirstEmailCommand domainsHint="keys" />
         </Paper>
 
         <Paper withBorder p="md">

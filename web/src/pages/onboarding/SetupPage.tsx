@@ -10,7 +10,7 @@ import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { ResendVerification } from '../auth/ResendVerification'
 import { AddDomainForm, DomainCard } from '../domains/DomainsPage'
 import { ChecklistItem } from './ChecklistItem'
-import { SendEmailStep, TrackEventStep } from './snippets'
+import { FirstEmailCommand, TrackEventStep } from './snippets'
 
 /** How often the checklist asks the server again while a step is open: DNS, a send and an event all land later. */
 const refreshMs = 5_000
@@ -32,7 +32,6 @@ export function SetupPage() {
   useEffect(() => {
     if (domains.dataUpdatedAt) void refetchState()
   }, [domains.dataUpdatedAt, refetchState])
-  const sender = domains.data?.find((domain) => domain.verified)?.domain ?? domains.data?.[0]?.domain
   return (
     <>
       <PageHeader title={`Set up ${project.name}`} />
@@ -85,7 +84,7 @@ export function SetupPage() {
                     )}
                   </ChecklistItem>
                   <ChecklistItem step={3} title="Send a first email" done={setup.firstEmailSent}>
-                    <SendEmailStep sender={sender} to={me.data?.email} />
+                    <FirstEmailCommand domainsHint="checklist" />
                   </ChecklistItem>
                   <ChecklistItem step={4} title="Track a first event" done={setup.firstEventTracked}>
                     <TrackEventStep email={me.data?.email} />

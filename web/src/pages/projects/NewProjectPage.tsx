@@ -17,7 +17,7 @@ export function NewProjectPage() {
       queryClient.setQueryData<Project[]>(['projects'], (projects = []) => [...projects, project])
       rememberProjectId(project.id)
       await queryClient.invalidateQueries({ queryKey: ['projects'] })
-      navigate('/keys', { replace: true })
+      navigate('/setup', { replace: true })
     },
   })
   const error = create.error instanceof ApiError ? create.error : undefined
