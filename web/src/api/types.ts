@@ -37,6 +37,7 @@ import type {
   memberInvite,
   memberListResponse,
   memberRole,
+  pendingInvitationListResponse,
 } from '@server/modules/members/schemas.js'
 import type {
   projectConfirmation,
@@ -142,6 +143,7 @@ export type MemberRole = z.output<typeof memberRole>
 export type Member = Response<typeof memberListResponse>['data'][number]
 export type MemberInvite = Request<typeof memberInvite>
 export type InviteResult = Response<typeof inviteResponse>['data']
+export type PendingInvitation = Response<typeof pendingInvitationListResponse>['data'][number]
 export type BillingLimits = Response<typeof billingLimitsView>
 export type BillingLimitsInput = Request<typeof billingLimitsBody>
 export type BillingConsumption = Response<typeof billingConsumptionView>

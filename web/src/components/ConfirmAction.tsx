@@ -24,7 +24,8 @@ export function ConfirmAction({
   confirmLabel: string
   action(): Promise<unknown>
   onDone?: () => void
-  buttonProps?: ButtonProps
+  /** `aria-label` names the button apart from its neighbours' (a "Revoke" on every row, say). */
+  buttonProps?: ButtonProps & { 'aria-label'?: string }
   /** Red for what cannot be undone; another colour for a weighty but wanted action (send now). */
   color?: string
 }) {

@@ -3,12 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ApiError, api } from '../../api/client'
+import { invitationsKey, listMembers, membersKey } from '../../api/members'
 import { useProject } from '../../api/project-context'
 import { meQuery, projectsQuery, rememberProjectId } from '../../api/session'
 import type { InviteResult, Member, MemberInvite, MemberRole, Project } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, QueryState } from '../../components/states'
 import { TableScroll } from '../../components/TableFrame'
+import { PendingInvitations } from './PendingInvitations'
 import { canAdminister, isOwner } from './roles'
 
 const roles: { value: MemberRole; label: string }[] = [
@@ -24,14 +26,12 @@ function grantable(project: Project) {
 
 export function TeamPage() {
   const { project } = useProject()
-  const key = ['project', project.id, 'members']
-  const members = useQuery({
-    queryKey: key,
-    queryFn: async () => (await api<{ data: Member[] }>(`/projects/${project.id}/members`)).data,
-  })
+  const key = membersKey(project.id)
+  const members = useQuery({ queryKey: key, queryFn: () => listMembers(project.id) })
   return (
     <Stack gap="lg" maw={900}>
       {canAdminister(project) && <InviteForm project={project} queryKey={key} />}
+      {canAdminister(project) && <PendingInvitations project={project} />}
       <Paper withBorder p="lg" component="section" aria-labelledby="team-members">
         <Title order={2} size="h4" mb="sm" id="team-members">
           Members
@@ -83,7 +83,10 @@ function InviteForm({ project, queryKey }: { project: Project; queryKey: unknown
           : `An invitation was mailed to ${data.email}.`,
         data.status === 'ACTIVE' ? 'Member added' : 'Invitation sent',
       )
-      return queryClient.invalidateQueries({ queryKey })
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey }),
+        queryClient.invalidateQueries({ queryKey: invitationsKey(project.id) }),
+      ])
     },
   })
   const error = invite.error instanceof ApiError ? invite.error : undefined
