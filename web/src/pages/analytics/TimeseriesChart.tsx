@@ -2,7 +2,7 @@ import { Paper, Table, Text } from '@mantine/core'
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Timeseries } from '../../api/types'
 import { TableScroll } from '../../components/TableFrame'
-import { metrics } from './metrics'
+import { shownMetrics } from './metrics'
 
 function bucketLabel(bucket: string, granularity: Timeseries['granularity']): string {
   const date = new Date(bucket)
@@ -11,9 +11,10 @@ function bucketLabel(bucket: string, granularity: Timeseries['granularity']): st
     : date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
 }
 
-/** Sent, delivered, opened, clicked and bounced per bucket; the same numbers in a table for screen readers. */
+/** Sent, captured or delivered, opened, clicked and bounced per bucket; the same numbers in a table for screen readers. */
 export function TimeseriesChart({ series }: { series: Timeseries }) {
   const rows = series.data.map((point) => ({ ...point, label: bucketLabel(point.bucket, series.granularity) }))
+  const metrics = shownMetrics(series.totals)
   return (
     <Paper withBorder p="sm">
       <figure style={{ margin: 0 }} aria-label={`Emails per ${series.granularity}`}>

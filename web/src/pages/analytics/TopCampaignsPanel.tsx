@@ -46,8 +46,10 @@ export function TopCampaignsPanel() {
         />
       </Group>
       <QueryState query={top} label="Loading top campaigns">
-        {(data) =>
-          data.data.length === 0 ? (
+        {(data) => {
+          // Captured mail (MAIL_TRANSPORT=capture) gets its own column once there is some.
+          const captured = data.data.some((row) => row.captured > 0)
+          return data.data.length === 0 ? (
             <EmptyState title="No campaigns sent yet">Campaigns appear here once they have sent email.</EmptyState>
           ) : (
             <Paper withBorder p="sm">
@@ -57,7 +59,9 @@ export function TopCampaignsPanel() {
               />
               <TableScroll minWidth={480}>
                 <Table aria-label="Top campaigns" mt="xs">
-                  <ColumnHeads columns={['Campaign', 'Sent', 'Opened', 'Clicked', 'Open rate']} />
+                  <ColumnHeads
+                    columns={['Campaign', 'Sent', ...(captured ? ['Captured'] : []), 'Opened', 'Clicked', 'Open rate']}
+                  />
                   <Table.Tbody>
                     {data.data.map((row) => (
                       <Table.Tr key={row.campaignId}>
@@ -67,6 +71,7 @@ export function TopCampaignsPanel() {
                           </Text>
                         </Table.Td>
                         <Table.Td>{row.sent.toLocaleString()}</Table.Td>
+                        {captured && <Table.Td>{row.captured.toLocaleString()}</Table.Td>}
                         <Table.Td>{row.opened.toLocaleString()}</Table.Td>
                         <Table.Td>{row.clicked.toLocaleString()}</Table.Td>
                         <Table.Td>{row.openRate}%</Table.Td>
@@ -77,7 +82,7 @@ export function TopCampaignsPanel() {
               </TableScroll>
             </Paper>
           )
-        }
+        }}
       </QueryState>
     </section>
   )
