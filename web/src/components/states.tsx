@@ -42,6 +42,7 @@ export function QueryState<Data>({
   label?: string
 }) {
   if (query.isPending) return <Loading label={label} />
+  if (query.error instanceof ApiError && query.error.status === 404) return <NotFound message={query.error.message} />
   if (query.isError)
     return (
       <Stack gap="xs">
@@ -54,6 +55,24 @@ export function QueryState<Data>({
       </Stack>
     )
   return <>{children(query.data)}</>
+}
+
+/**
+ * A record this project does not have: deleted, mistyped, or another project's (a link from a teammate in a
+ * project this user is not in). Another try would not find it, so there is no retry.
+ */
+export function NotFound({ message }: { message: string }) {
+  return (
+    <Stack gap="xs" role="alert" data-testid="not-found">
+      <Title order={2} size="h3">
+        Not found
+      </Title>
+      <Text size="sm">
+        {message}. It may have been deleted, or it belongs to another project: this link only opens in the project that
+        holds it, for its members. Choose that project in the switcher above if you are one of them.
+      </Text>
+    </Stack>
+  )
 }
 
 export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
