@@ -7,6 +7,7 @@ import type { PendingInvitation, Project } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
 import { notifySuccess } from '../../components/notify'
 import { EmptyState, ErrorAlert, QueryState } from '../../components/states'
+import { TableScroll } from '../../components/TableFrame'
 import { isOwner, roleLabel } from './roles'
 
 const dateTime = (value: string) =>
@@ -40,24 +41,26 @@ export function PendingInvitations({ project }: { project: Project }) {
               Someone invited without an account shows here until they join.
             </EmptyState>
           ) : (
-            <Table verticalSpacing="sm" aria-label={`Pending invitations to ${project.name}`}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Email</Table.Th>
-                  <Table.Th scope="col">Role</Table.Th>
-                  <Table.Th scope="col">Invited</Table.Th>
-                  <Table.Th scope="col">Link</Table.Th>
-                  <Table.Th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((invitation) => (
-                  <InvitationRow key={invitation.id} invitation={invitation} project={project} />
-                ))}
-              </Table.Tbody>
-            </Table>
+            <TableScroll minWidth={560}>
+              <Table verticalSpacing="sm" aria-label={`Pending invitations to ${project.name}`}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Email</Table.Th>
+                    <Table.Th scope="col">Role</Table.Th>
+                    <Table.Th scope="col">Invited</Table.Th>
+                    <Table.Th scope="col">Link</Table.Th>
+                    <Table.Th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.map((invitation) => (
+                    <InvitationRow key={invitation.id} invitation={invitation} project={project} />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </TableScroll>
           )
         }
       </QueryState>
