@@ -122,12 +122,17 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   }
 }
 
-/** Checks page after page and reports every page's violations together at the end. */
+/**
+ * Checks page after page and reports every page's violations together at the end. Each page also has exactly one
+ * h1 (axe's own rule for it is a best practice of moderate impact, outside the audit's tags).
+ */
 export function accessibilityAudit(page: Page) {
   const found: Record<string, string[]> = {}
   return {
     async check(name: string) {
       const violations = await seriousViolations(page)
+      const headings = await page.locator('h1').allTextContents()
+      if (headings.length !== 1) violations.push(`one h1: found ${JSON.stringify(headings)}`)
       if (violations.length > 0) found[name] = violations
     },
     expectClean() {
