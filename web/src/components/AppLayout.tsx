@@ -23,6 +23,7 @@ import { meQuery, projectsQuery, rememberedProjectId, rememberProjectId, subscri
 import type { Project, User } from '../api/types'
 import { VerifyEmailGate } from '../pages/auth/VerifyEmailGate'
 import { CaptureModeBanner } from './CaptureModeBanner'
+import { ColorSchemeSwitch } from './ColorSchemeSwitch'
 import { Loading, QueryState } from './states'
 
 const sections = [
@@ -209,6 +210,7 @@ function AccountControls({ email, logout, visibleFrom }: AccountProps) {
         <VisuallyHidden>Signed in as </VisuallyHidden>
         {email}
       </Text>
+      <ColorSchemeSwitch />
       <Button variant="default" size="sm" onClick={logout} flex="none">
         Log out
       </Button>

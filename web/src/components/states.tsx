@@ -82,7 +82,7 @@ export function EmptyState({ title, children, action }: { title: string; childre
       gap="xs"
       py="xl"
       px="md"
-      style={{ border: '1px dashed var(--mantine-color-gray-4)', borderRadius: 8 }}
+      style={{ border: '1px dashed var(--mantine-color-default-border)', borderRadius: 8 }}
     >
       <Title order={3} size="h4">
         {title}

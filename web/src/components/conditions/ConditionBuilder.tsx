@@ -95,7 +95,7 @@ function TreeEditor({ tree, onChange, errors, options, label, depth }: TreeProps
         </Button>
       </Group>
       {treeError && (
-        <Text size="sm" c="red.9" role="alert">
+        <Text size="sm" c="red" role="alert">
           {treeError}
         </Text>
       )}
@@ -123,7 +123,13 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
   const canRemoveFilter = group.filters.length > 1 || group.conditions !== undefined
   const groupError = errors[''] ?? errors.filters
   return (
-    <Paper withBorder p="sm" role="group" aria-label={label} bg={depth % 2 ? 'gray.0' : undefined}>
+    <Paper
+      withBorder
+      p="sm"
+      role="group"
+      aria-label={label}
+      bg={depth % 2 ? 'var(--mantine-color-default-hover)' : undefined}
+    >
       <Group justify="space-between" mb={4}>
         <Text size="sm" fw={600}>
           {label}
@@ -133,14 +139,7 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
           </Text>
         </Text>
         {onRemove && (
-          <Button
-            variant="subtle"
-            color="red.9"
-            c="red.9"
-            size="compact-xs"
-            onClick={onRemove}
-            aria-label={`Remove ${label}`}
-          >
+          <Button variant="subtle" color="red.9" size="compact-xs" onClick={onRemove} aria-label={`Remove ${label}`}>
             Remove group
           </Button>
         )}
@@ -169,8 +168,6 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
             <Button
               variant="subtle"
               color="red.9"
-              // The subtle variant's own text colour is red 6, under 4.5:1.
-              c="red.9"
               size="compact-xs"
               onClick={() => onChange({ filters: group.filters.length ? group.filters : [emptyFilter()] })}
             >
@@ -207,7 +204,7 @@ function GroupEditor({ group, onChange, onRemove, errors, options, label, depth 
         )}
       </Group>
       {groupError && (
-        <Text size="sm" c="red.9" role="alert">
+        <Text size="sm" c="red" role="alert">
           {groupError}
         </Text>
       )}

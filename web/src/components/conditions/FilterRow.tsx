@@ -128,7 +128,7 @@ export function FilterRow({ filter, onChange, onRemove, errors, options, label }
         </ActionIcon>
       )}
       {errors[''] && (
-        <Text size="xs" c="red.9" w="100%" role="alert">
+        <Text size="xs" c="red" w="100%" role="alert">
           {errors['']}
         </Text>
       )}

@@ -21,7 +21,7 @@ export function StepNode({ data, selected }: NodeProps<StepNodeType>) {
         {step.name}
       </Text>
       {data.summary && (
-        <Text size="xs" c="dark.3" lineClamp={2} title={data.summary} style={{ overflowWrap: 'anywhere' }}>
+        <Text size="xs" c="dimmed" lineClamp={2} title={data.summary} style={{ overflowWrap: 'anywhere' }}>
           {data.summary}
         </Text>
       )}

@@ -1,5 +1,6 @@
 import '@xyflow/react/dist/style.css'
 import './workflow-graph.css'
+import { useComputedColorScheme } from '@mantine/core'
 import { Background, Controls, type Edge, MarkerType, ReactFlow } from '@xyflow/react'
 import { useMemo, useState } from 'react'
 import type { WorkflowStep } from '../../api/types'
@@ -32,6 +33,8 @@ export function WorkflowGraph({
   describe(step: WorkflowStep): { typeLabel: string; summary: string }
 }) {
   const [selectedEdge, setSelectedEdge] = useState<string>()
+  // React Flow's own dark colours for the pane, controls and edges.
+  const colorScheme = useComputedColorScheme('light')
   const nodes = useMemo<StepNodeType[]>(() => {
     const positions = layoutSteps(steps)
     return steps.map((step) => ({
@@ -99,6 +102,7 @@ export function WorkflowGraph({
       }}
       deleteKeyCode={['Delete', 'Backspace']}
       proOptions={{ hideAttribution: true }}
+      colorMode={colorScheme}
     >
       <Background />
       <Controls showInteractive={false} />

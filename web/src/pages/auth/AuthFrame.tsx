@@ -1,5 +1,6 @@
-import { Container, Paper, Text, Title } from '@mantine/core'
+import { Container, Group, Paper, Text, Title } from '@mantine/core'
 import type { ReactNode } from 'react'
+import { ColorSchemeSwitch } from '../../components/ColorSchemeSwitch'
 
 /**
  * The narrow, centred frame of every page reached without a session: login, signup and the mailed links. The page's
@@ -22,6 +23,9 @@ export function AuthFrame({ title, children, footer }: { title: string; children
           {footer}
         </Text>
       )}
+      <Group justify="center" mt="xl">
+        <ColorSchemeSwitch />
+      </Group>
     </Container>
   )
 }

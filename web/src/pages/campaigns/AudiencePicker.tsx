@@ -103,7 +103,7 @@ export function AudiencePicker({
           />
         )}
         {count.isError && Object.keys(treeErrors).length === 0 && (
-          <Text size="sm" c="red.9" role="alert">
+          <Text size="sm" c="red" role="alert">
             {count.error.message}
           </Text>
         )}

@@ -77,7 +77,7 @@ function TestSend({ campaignId }: { campaignId: string }) {
         Send test
       </Button>
       {test.isSuccess && (
-        <Text size="sm" c="teal.9" role="status">
+        <Text size="sm" c="teal" role="status">
           {test.data.message}
         </Text>
       )}

@@ -65,7 +65,14 @@ export function BulkActions({ selected, onDone }: { selected: Map<string, string
   const failed = finished?.state === 'failed' ? new Error(finished.error ?? 'The bulk action failed') : undefined
 
   return (
-    <Paper withBorder p="xs" mb="sm" component="section" aria-label="Bulk actions" bg="gray.0">
+    <Paper
+      withBorder
+      p="xs"
+      mb="sm"
+      component="section"
+      aria-label="Bulk actions"
+      bg="var(--mantine-color-default-hover)"
+    >
       <Group gap="sm">
         <Text size="sm" fw={600} aria-live="polite">
           {count} selected

@@ -66,8 +66,7 @@ export function BodyEditor({
       required
       description="Liquid: {{ email }}, {{ data.plan }}, {{ name ?? &quot;fallback&quot; }}, {% if %}…{% endif %}. Values are HTML-escaped."
       error={error}
-      // The theme's error red is under 4.5:1 on white at this size.
-      errorProps={{ id: errorId, role: 'alert', c: 'red.9' }}
+      errorProps={{ id: errorId, role: 'alert' }}
     >
       <CodeMirror
         value={value}
@@ -82,7 +81,7 @@ export function BodyEditor({
           onView(created)
         }}
         style={{
-          border: `1px solid var(--mantine-color-${error ? 'red-7' : 'gray-4'})`,
+          border: `1px solid var(--mantine-color-${error ? 'error' : 'default-border'})`,
           borderRadius: 4,
           fontSize: 13,
         }}

@@ -141,7 +141,7 @@ function Execution({ execution }: { execution: ExecutionDetail }) {
                   </Table.Td>
                   <Table.Td maw={420}>
                     {run.error && (
-                      <Text size="sm" c="red.9" role="note">
+                      <Text size="sm" c="red" role="note">
                         {run.error}
                       </Text>
                     )}

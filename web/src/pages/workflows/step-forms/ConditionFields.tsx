@@ -57,7 +57,7 @@ export function ConditionFields({ config, onChange, errorFor }: ConfigFieldsProp
         </Alert>
       )}
       {errorFor('') && (
-        <Text size="sm" c="red.8">
+        <Text size="sm" c="red">
           {errorFor('')}
         </Text>
       )}
