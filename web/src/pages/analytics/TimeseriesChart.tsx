@@ -1,6 +1,7 @@
 import { Paper, Table, Text } from '@mantine/core'
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Timeseries } from '../../api/types'
+import { useChartColors } from '../../components/chart-colors'
 import { TableScroll } from '../../components/TableFrame'
 import { shownMetrics } from './metrics'
 
@@ -15,16 +16,17 @@ function bucketLabel(bucket: string, granularity: Timeseries['granularity']): st
 export function TimeseriesChart({ series }: { series: Timeseries }) {
   const rows = series.data.map((point) => ({ ...point, label: bucketLabel(point.bucket, series.granularity) }))
   const metrics = shownMetrics(series.totals)
+  const colors = useChartColors()
   return (
     <Paper withBorder p="sm">
       <figure style={{ margin: 0 }} aria-label={`Emails per ${series.granularity}`}>
         <div style={{ height: 300 }}>
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-              <CartesianGrid strokeDasharray="3 3" stroke="#dee2e6" />
-              <XAxis dataKey="label" tick={{ fontSize: 12, fill: '#495057' }} minTickGap={16} />
-              <YAxis allowDecimals={false} tick={{ fontSize: 12, fill: '#495057' }} width={48} />
-              <Tooltip />
+              <CartesianGrid strokeDasharray="3 3" stroke={colors.grid} />
+              <XAxis dataKey="label" tick={{ fontSize: 12, fill: colors.tick }} minTickGap={16} />
+              <YAxis allowDecimals={false} tick={{ fontSize: 12, fill: colors.tick }} width={48} />
+              <Tooltip {...colors.tooltip} />
               <Legend />
               {metrics.map((metric) => (
                 <Line
@@ -32,7 +34,7 @@ export function TimeseriesChart({ series }: { series: Timeseries }) {
                   type="monotone"
                   dataKey={metric.key}
                   name={metric.label}
-                  stroke={metric.color}
+                  stroke={metric.color[colors.scheme]}
                   strokeWidth={2}
                   dot={false}
                   isAnimationActive={false}

@@ -5,19 +5,21 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { campaignsKey, getCampaignTimeseries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { CampaignTimeseries } from '../../api/types'
+import { type SchemeColor, useChartColors } from '../../components/chart-colors'
 import { QueryState } from '../../components/states'
 
 type Activity = CampaignTimeseries['data'][number]['activity']
 type Granularity = CampaignTimeseries['granularity']
 
-// Mantine's shade 8–9 colours: the tooltip and legend write their names in them, so each is 4.5:1 or more on white.
-const series: { activity: Activity; label: string; color: string }[] = [
-  { activity: 'sent', label: 'Sent', color: '#343a40' },
-  { activity: 'captured', label: 'Captured', color: '#5f3dc4' },
-  { activity: 'delivered', label: 'Delivered', color: '#1864ab' },
-  { activity: 'opened', label: 'Opened', color: '#087f5b' },
-  { activity: 'clicked', label: 'Clicked', color: '#862e9c' },
-  { activity: 'bounced', label: 'Bounced', color: '#c92a2a' },
+// Mantine's shade 8–9 colours on white and shade 3–4 on the dark background: the tooltip and legend write their
+// names in them, so each is 4.5:1 or more against the page.
+const series: { activity: Activity; label: string; color: SchemeColor }[] = [
+  { activity: 'sent', label: 'Sent', color: { light: '#343a40', dark: '#ced4da' } },
+  { activity: 'captured', label: 'Captured', color: { light: '#5f3dc4', dark: '#b197fc' } },
+  { activity: 'delivered', label: 'Delivered', color: { light: '#1864ab', dark: '#4dabf7' } },
+  { activity: 'opened', label: 'Opened', color: { light: '#087f5b', dark: '#38d9a9' } },
+  { activity: 'clicked', label: 'Clicked', color: { light: '#862e9c', dark: '#e599f7' } },
+  { activity: 'bounced', label: 'Bounced', color: { light: '#c92a2a', dark: '#ff8787' } },
 ]
 
 type Row = { bucket: string } & Record<Activity, number>
@@ -65,6 +67,7 @@ function formatBucket(bucket: string, granularity: Granularity): string {
 export function CampaignChart({ campaignId, version }: { campaignId: string; version: string }) {
   const { project } = useProject()
   const [granularity, setGranularity] = useState<Granularity>('hour')
+  const colors = useChartColors()
   const timeseries = useQuery({
     queryKey: [...campaignsKey(project.id), campaignId, 'timeseries', granularity, version],
     queryFn: () => getCampaignTimeseries(project.id, campaignId, granularity),
@@ -96,13 +99,17 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
             <figure aria-labelledby="campaign-chart-title" style={{ margin: 0, height: 280 }}>
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={rowsOf(result)} accessibilityLayer>
-                  <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={colors.grid} />
                   <XAxis
                     dataKey="bucket"
+                    tick={{ fill: colors.tick }}
                     tickFormatter={(bucket: string) => formatBucket(bucket, result.granularity)}
                   />
-                  <YAxis allowDecimals={false} />
-                  <Tooltip labelFormatter={(bucket) => formatBucket(String(bucket), result.granularity)} />
+                  <YAxis allowDecimals={false} tick={{ fill: colors.tick }} />
+                  <Tooltip
+                    {...colors.tooltip}
+                    labelFormatter={(bucket) => formatBucket(String(bucket), result.granularity)}
+                  />
                   <Legend />
                   {shownSeries(result).map((item) => (
                     // Refetched every few seconds while sending: bars that grew in from zero each time would flicker.
@@ -110,7 +117,7 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
                       key={item.activity}
                       dataKey={item.activity}
                       name={item.label}
-                      fill={item.color}
+                      fill={item.color[colors.scheme]}
                       isAnimationActive={false}
                     />
                   ))}

@@ -1,10 +1,10 @@
 import { html } from '@codemirror/lang-html'
 import { liquid } from '@codemirror/lang-liquid'
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint'
-import { Input } from '@mantine/core'
+import { Input, useComputedColorScheme } from '@mantine/core'
 import CodeMirror, { EditorView } from '@uiw/react-codemirror'
 import { useEffect, useId, useMemo, useState } from 'react'
-import { accessibleHighlighting } from './highlight'
+import { accessibleDarkTheme, accessibleHighlighting } from './highlight'
 
 /** Where the API says the body's Liquid does not parse (1-based line and column, as TEMPLATE_SYNTAX_ERROR gives). */
 export type SyntaxProblem = { line: number; column: number; message: string }
@@ -35,12 +35,14 @@ export function BodyEditor({
   onView(view: EditorView): void
 }) {
   const [view, setView] = useState<EditorView>()
+  const dark = useComputedColorScheme('light') === 'dark'
   const labelId = useId()
   const errorId = useId()
   const extensions = useMemo(
     () => [
       liquid({ base: html() }),
-      accessibleHighlighting,
+      // The dark editor theme brings its own highlighting.
+      dark ? [] : accessibleHighlighting,
       lintGutter(),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({
@@ -50,7 +52,7 @@ export function BodyEditor({
         spellcheck: 'false',
       }),
     ],
-    [labelId, errorId],
+    [labelId, errorId, dark],
   )
   useEffect(() => {
     if (!view) return
@@ -72,6 +74,7 @@ export function BodyEditor({
         value={value}
         onChange={onChange}
         extensions={extensions}
+        theme={dark ? accessibleDarkTheme : 'light'}
         indentWithTab={false}
         minHeight="320px"
         maxHeight="560px"

@@ -1,5 +1,6 @@
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language'
 import { tags } from '@lezer/highlight'
+import { EditorView, color as oneDark, oneDarkTheme } from '@uiw/react-codemirror'
 
 /**
  * CodeMirror's default colours, with those under 4.5:1 on white or on the active line's tint made darker:
@@ -27,3 +28,50 @@ export const accessibleHighlighting = syntaxHighlighting(
     { tag: tags.invalid, color: '#b00' },
   ]),
 )
+
+/**
+ * CodeMirror's One Dark theme, with the colours under 4.5:1 on its active line (#2c313a) made lighter: line
+ * numbers, comments and links (#7d8799), HTML tag names (#e06c75) and keywords (#c678dd).
+ */
+export const accessibleDarkTheme = [
+  oneDarkTheme,
+  EditorView.theme({ '.cm-gutters': { color: '#a0a8b6' } }, { dark: true }),
+  syntaxHighlighting(
+    HighlightStyle.define(
+      [
+        { tag: tags.keyword, color: '#d291e4' },
+        { tag: [tags.name, tags.deleted, tags.character, tags.propertyName, tags.macroName], color: '#e88991' },
+        { tag: [tags.function(tags.variableName), tags.labelName], color: oneDark.malibu },
+        { tag: [tags.color, tags.constant(tags.name), tags.standard(tags.name)], color: oneDark.whiskey },
+        { tag: [tags.definition(tags.name), tags.separator], color: oneDark.ivory },
+        {
+          tag: [
+            tags.typeName,
+            tags.className,
+            tags.number,
+            tags.changed,
+            tags.annotation,
+            tags.modifier,
+            tags.self,
+            tags.namespace,
+          ],
+          color: oneDark.chalky,
+        },
+        {
+          tag: [tags.operator, tags.operatorKeyword, tags.url, tags.escape, tags.regexp, tags.special(tags.string)],
+          color: oneDark.cyan,
+        },
+        { tag: [tags.meta, tags.comment], color: '#a0a8b6' },
+        { tag: tags.strong, fontWeight: 'bold' },
+        { tag: tags.emphasis, fontStyle: 'italic' },
+        { tag: tags.strikethrough, textDecoration: 'line-through' },
+        { tag: tags.link, color: '#a0a8b6', textDecoration: 'underline' },
+        { tag: tags.heading, fontWeight: 'bold', color: '#e88991' },
+        { tag: [tags.atom, tags.bool, tags.special(tags.variableName)], color: oneDark.whiskey },
+        { tag: [tags.processingInstruction, tags.string, tags.inserted], color: oneDark.sage },
+        { tag: tags.invalid, color: oneDark.invalid },
+      ],
+      { themeType: 'dark' },
+    ),
+  ),
+]
