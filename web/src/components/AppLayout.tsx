@@ -25,6 +25,7 @@ import { VerifyEmailGate } from '../pages/auth/VerifyEmailGate'
 import { CaptureModeBanner } from './CaptureModeBanner'
 import { ColorSchemeSwitch } from './ColorSchemeSwitch'
 import { Loading, QueryState } from './states'
+import { useFocusAfterNavigation } from './use-focus-after-navigation'
 
 const sections = [
   { to: '/setup', label: 'Get started' },
@@ -71,6 +72,7 @@ function ProjectFrame({ user }: { user: User }) {
     getInitialValueInEffect: false,
   })
   const creating = location.pathname === '/projects/new'
+  useFocusAfterNavigation('main')
   // Project routes refuse an unverified user on such a server; say why once instead of an error on every page. Their
   // own account emails stay open: with the capture transport the verification email is there.
   const accountMail = location.pathname.startsWith('/mailbox/account')
