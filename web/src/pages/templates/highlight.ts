@@ -31,11 +31,12 @@ export const accessibleHighlighting = syntaxHighlighting(
 
 /**
  * CodeMirror's One Dark theme, with the colours under 4.5:1 on its active line (#2c313a) made lighter: line
- * numbers, comments and links (#7d8799), HTML tag names (#e06c75) and keywords (#c678dd).
+ * numbers, comments and links (#7d8799), HTML attribute names (#e06c75) and keywords (#c678dd).
  */
 export const accessibleDarkTheme = [
   oneDarkTheme,
-  EditorView.theme({ '.cm-gutters': { color: '#a0a8b6' } }, { dark: true }),
+  // More specific than One Dark's own rule for the gutters, which would otherwise win or lose by mounting order.
+  EditorView.theme({ '&.cm-editor .cm-gutters': { color: '#a0a8b6' } }, { dark: true }),
   syntaxHighlighting(
     HighlightStyle.define(
       [
