@@ -59,12 +59,13 @@ export function QueryState<Data>({
 
 /**
  * A record this project does not have: deleted, mistyped, or another project's (a link from a teammate in a
- * project this user is not in). Another try would not find it, so there is no retry.
+ * project this user is not in). Another try would not find it, so there is no retry. It stands in for the page
+ * whose record it is, heading included, so its heading is the page's one h1.
  */
 export function NotFound({ message }: { message: string }) {
   return (
     <Stack gap="xs" role="alert" data-testid="not-found">
-      <Title order={2} size="h3">
+      <Title order={1} size="h3">
         Not found
       </Title>
       <Text size="sm">

@@ -2,11 +2,12 @@ import { Anchor, Badge, Button, Select, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useParams } from 'react-router'
+import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ExecutionStatus } from '../../api/types'
 import { cancelAllExecutions, getWorkflow, listExecutions, workflowKey } from '../../api/workflows'
 import { PagePager } from '../../components/PagePager'
-import { EmptyState, PageHeader, QueryState } from '../../components/states'
+import { EmptyState, NotFound, PageHeader, QueryState } from '../../components/states'
 import { TableFrame } from '../../components/TableFrame'
 import { TruncatedLink } from '../../components/TruncatedLink'
 import { ConfirmModal } from './ConfirmModal'
@@ -38,6 +39,10 @@ export function ExecutionsPage() {
     (result) => `${result.cancelled} execution(s) cancelled`,
   )
   const name = workflow.data?.name ?? 'Workflow'
+  // Another project's workflow (or a deleted one): the page is not there at all, not an empty list under its title.
+  if (workflow.error instanceof ApiError && workflow.error.status === 404) {
+    return <NotFound message={workflow.error.message} />
+  }
   return (
     <>
       <Anchor component={Link} to={`/workflows/${id}`} size="sm">
