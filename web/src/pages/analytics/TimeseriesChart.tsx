@@ -2,8 +2,8 @@ import { Paper, Table, Text } from '@mantine/core'
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Timeseries } from '../../api/types'
 import { useChartColors } from '../../components/chart-colors'
+import { shownMetrics } from '../../components/email-metrics'
 import { TableScroll } from '../../components/TableFrame'
-import { shownMetrics } from './metrics'
 
 function bucketLabel(bucket: string, granularity: Timeseries['granularity']): string {
   const date = new Date(bucket)
@@ -15,7 +15,7 @@ function bucketLabel(bucket: string, granularity: Timeseries['granularity']): st
 /** Sent, captured or delivered, opened, clicked and bounced per bucket; the same numbers in a table for screen readers. */
 export function TimeseriesChart({ series }: { series: Timeseries }) {
   const rows = series.data.map((point) => ({ ...point, label: bucketLabel(point.bucket, series.granularity) }))
-  const metrics = shownMetrics(series.totals)
+  const metrics = shownMetrics((key) => series.totals[key])
   const colors = useChartColors()
   return (
     <Paper withBorder p="sm">

@@ -5,22 +5,12 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { campaignsKey, getCampaignTimeseries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { CampaignTimeseries } from '../../api/types'
-import { type SchemeColor, useChartColors } from '../../components/chart-colors'
+import { useChartColors } from '../../components/chart-colors'
+import { shownMetrics } from '../../components/email-metrics'
 import { QueryState } from '../../components/states'
 
 type Activity = CampaignTimeseries['data'][number]['activity']
 type Granularity = CampaignTimeseries['granularity']
-
-// Mantine's shade 8–9 colours on white and shade 3–4 on the dark background: the tooltip and legend write their
-// names in them, so each is 4.5:1 or more against the page.
-const series: { activity: Activity; label: string; color: SchemeColor }[] = [
-  { activity: 'sent', label: 'Sent', color: { light: '#343a40', dark: '#ced4da' } },
-  { activity: 'captured', label: 'Captured', color: { light: '#5f3dc4', dark: '#b197fc' } },
-  { activity: 'delivered', label: 'Delivered', color: { light: '#1864ab', dark: '#4dabf7' } },
-  { activity: 'opened', label: 'Opened', color: { light: '#087f5b', dark: '#38d9a9' } },
-  { activity: 'clicked', label: 'Clicked', color: { light: '#862e9c', dark: '#e599f7' } },
-  { activity: 'bounced', label: 'Bounced', color: { light: '#c92a2a', dark: '#ff8787' } },
-]
 
 type Row = { bucket: string } & Record<Activity, number>
 
@@ -43,17 +33,9 @@ function rowsOf(timeseries: CampaignTimeseries): Row[] {
   return [...rows.values()]
 }
 
-/**
- * Captured mail (MAIL_TRANSPORT=capture) is never delivered: its series shows only when there is some, and then
- * an empty delivered series is left out rather than drawn as nothing delivered.
- */
-function shownSeries(timeseries: CampaignTimeseries) {
-  const has = (activity: Activity) => timeseries.data.some((point) => point.activity === activity && point.count > 0)
-  return series.filter((item) => {
-    if (item.activity === 'captured') return has('captured')
-    if (item.activity === 'delivered') return has('delivered') || !has('captured')
-    return true
-  })
+/** How many of the campaign's emails had the activity, over every bucket. */
+function countOf(timeseries: CampaignTimeseries, activity: Activity): number {
+  return timeseries.data.reduce((sum, point) => sum + (point.activity === activity ? point.count : 0), 0)
 }
 
 function formatBucket(bucket: string, granularity: Granularity): string {
@@ -111,11 +93,11 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
                     labelFormatter={(bucket) => formatBucket(String(bucket), result.granularity)}
                   />
                   <Legend />
-                  {shownSeries(result).map((item) => (
+                  {shownMetrics((key) => countOf(result, key)).map((item) => (
                     // Refetched every few seconds while sending: bars that grew in from zero each time would flicker.
                     <Bar
-                      key={item.activity}
-                      dataKey={item.activity}
+                      key={item.key}
+                      dataKey={item.key}
                       name={item.label}
                       fill={item.color[colors.scheme]}
                       isAnimationActive={false}
