@@ -52,7 +52,7 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 import { registerWorkflowExecutionRoutes } from './modules/workflows/executions/routes.js'
 import { registerWorkflowRoutes } from './modules/workflows/routes.js'
 
-export const defaultBodyLimitBytes = 1024 * 1024
+const defaultBodyLimitBytes = 1024 * 1024
 
 export type ServerOptions = {
   /** Which SNS certificates and subscription URLs to trust; Amazon's own hosts unless a test gives its own. */

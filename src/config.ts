@@ -157,7 +157,7 @@ const environmentSchema = z.object({
 export type Role = 'all' | 'api' | 'worker'
 
 /** fastify's `trustProxy`: which X-Forwarded-For hops to believe for `request.ip`. */
-export type TrustProxy = boolean | readonly string[]
+type TrustProxy = boolean | readonly string[]
 
 export type Config = Readonly<{
   port: number
@@ -249,7 +249,7 @@ export type Config = Readonly<{
   stripe: StripeConfig | undefined
 }>
 
-export type CrashRecoveryConfig = Readonly<{
+type CrashRecoveryConfig = Readonly<{
   /** How long a claimed email stays a worker's without a renewal (renewed every third of it). */
   outboxLeaseSeconds: number
   /**
@@ -299,14 +299,14 @@ export type OAuthProviderConfig = Readonly<{
   emailsUrl: string | undefined
 }>
 
-export const githubEndpoints = {
+const githubEndpoints = {
   authorizationUrl: 'https://github.com/login/oauth/authorize',
   tokenUrl: 'https://github.com/login/oauth/access_token',
   userUrl: 'https://api.github.com/user',
   emailsUrl: 'https://api.github.com/user/emails',
 } as const
 
-export const googleEndpoints = {
+const googleEndpoints = {
   authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
   tokenUrl: 'https://oauth2.googleapis.com/token',
   userUrl: 'https://openidconnect.googleapis.com/v1/userinfo',

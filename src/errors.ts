@@ -1,5 +1,5 @@
 /** Domain errors. Services throw these; `http/errors.ts` alone turns them into responses. */
-export const errorCodes = [
+const errorCodes = [
   'BAD_REQUEST',
   'INVALID_WEBHOOK_SIGNATURE',
   'TEMPLATE_SYNTAX_ERROR',

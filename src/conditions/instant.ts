@@ -14,7 +14,7 @@ const dayMs = 86_400_000
  * same arithmetic (a day past the month's end rolls over, as `Date.UTC` does), never with their own date
  * parser: PostgreSQL rejects `2026-02-30` with an error, JavaScript accepts it as 2 March.
  */
-export const isoDatePattern =
+const isoDatePattern =
   '^([1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])' +
   '(?:T([01][0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9])(?:\\.([0-9]{1,6}))?)?(Z|[+-](?:0[0-9]|1[0-4]):[0-5][0-9])?)?$'
 const isoDate = new RegExp(isoDatePattern)
@@ -59,7 +59,7 @@ export function instantOfDate(date: Date): Instant {
 export const oneDay: Instant = BigInt(dayMs) * 1000n
 
 /** Text PostgreSQL reads back as the same instant (`…::timestamptz`), microseconds included. */
-export function instantText(at: Instant): string {
+function instantText(at: Instant): string {
   const micros = ((at % 1000n) + 1000n) % 1000n
   const ms = (at - micros) / 1000n
   return new Date(Number(ms)).toISOString().replace('Z', `${micros.toString().padStart(3, '0')}Z`)

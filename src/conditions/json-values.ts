@@ -36,7 +36,7 @@ export function isPresentSql(json: SQL): SQL {
  * Numeric strings, compared as numbers: plain decimals of at most 15 digits on each side of the point, so
  * PostgreSQL's float8 and JavaScript's Number read them as the same double and neither can overflow.
  */
-export const numericStringPattern = '^-?[0-9]{1,15}(\\.[0-9]{1,15})?$'
+const numericStringPattern = '^-?[0-9]{1,15}(\\.[0-9]{1,15})?$'
 const numericString = new RegExp(numericStringPattern)
 
 /** A JSON number, or a numeric string, as a double; undefined for anything else. */

@@ -23,7 +23,7 @@ export const backupHeader = z.object({
 })
 export type BackupHeader = z.infer<typeof backupHeader>
 
-export const manifestFile = z.object({
+const manifestFile = z.object({
   path: z.string(),
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),

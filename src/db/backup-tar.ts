@@ -11,7 +11,7 @@ import { Header, Parser, Pax, type ReadEntry } from 'tar'
  */
 const block = 512
 
-export type TarEntryType = 'file' | 'directory'
+type TarEntryType = 'file' | 'directory'
 
 export type TarEntryHeader = { path: string; type: TarEntryType; mode: number; size: number; mtimeSeconds: number }
 

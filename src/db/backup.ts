@@ -23,7 +23,7 @@ import { walSegmentNames } from './backup-wal.js'
 
 export type BackupSummary = { file: string; files: number; bytes: number; startLsn: string; stopLsn: string }
 
-export const serverModeBackupMessage =
+const serverModeBackupMessage =
   'mailroom backup copies the embedded database in DATA_DIR. With DATABASE_URL the database is your ' +
   "PostgreSQL server's: back it up with pg_dump or its base backups (see the README, Backups)."
 

@@ -4,7 +4,7 @@ import { type SQL, sql } from 'drizzle-orm'
  * Helpers for keyset (cursor) pagination. A cursor is an opaque base64url JSON array of strings; timestamps
  * travel as microsecond text because a JS Date would drop PostgreSQL's microseconds and repeat or skip rows.
  */
-export function encodeCursor(parts: readonly string[]): string {
+function encodeCursor(parts: readonly string[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url')
 }
 

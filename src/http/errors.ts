@@ -8,7 +8,7 @@ import { AppError, type ErrorCode, type FieldError } from '../errors.js'
 import { RequestValidationError, toFieldErrors } from './validation.js'
 
 /** The one place where a domain error code becomes an HTTP status. */
-export const statusByCode: Record<ErrorCode, number> = {
+const statusByCode: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   INVALID_WEBHOOK_SIGNATURE: 400,
   TEMPLATE_SYNTAX_ERROR: 400,
@@ -54,7 +54,7 @@ type ErrorBody = {
   timestamp: string
 }
 
-export function errorBody(requestId: string, error: AppError): ErrorBody {
+function errorBody(requestId: string, error: AppError): ErrorBody {
   const { errors, details, suggestion } = error.options
   return {
     success: false,
@@ -109,7 +109,7 @@ function fromValidationError(error: RequestValidationError): AppError {
 /** The database is away (a restart, a dropped connection): the same request may succeed in a moment. */
 const databaseUnavailable = new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly')
 
-export function toAppError(error: unknown): AppError | undefined {
+function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error
   if (error instanceof RequestValidationError) return fromValidationError(error)
   if (error instanceof ZodError)
@@ -121,7 +121,7 @@ export function toAppError(error: unknown): AppError | undefined {
   return undefined
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const status = statusByCode[error.code]
   // Router errors skip the onRequest hooks that set it on every other answer.
   reply.header('x-request-id', request.id)

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis'
 
 /** Failures of one client in the current window, and when that window ends. */
-export type FailureCount = { count: number; resetAtMs: number }
+type FailureCount = { count: number; resetAtMs: number }
 
 /** Counts failures per client in fixed windows: in this process, or in Redis so that every API process shares them. */
 export type FailureCounter = { record(client: string, windowMs: number): Promise<FailureCount> }

@@ -33,7 +33,7 @@ const sortFields = ['name', 'createdAt', 'updatedAt'] as const
 type SortField = (typeof sortFields)[number]
 
 /** `sort` and `dir` of the page-style lists; unrecognised values fall back to the defaults, as the spec says. */
-export const listSortQuery = z.object({
+const listSortQuery = z.object({
   sort: z
     .string()
     .optional()

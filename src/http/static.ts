@@ -8,10 +8,10 @@ import type { App } from './app-type.js'
 import { dashboardHeaders } from './dashboard-headers.js'
 
 /** Where the dashboard is served; under a prefix so its pages never shadow API routes such as GET /contacts. */
-export const dashboardPath = '/app/'
+const dashboardPath = '/app/'
 
 /** `npm run build` writes the dashboard here (vite's outDir); the same path from src/http and dist/http. */
-export const defaultWebRoot = fileURLToPath(new URL('../../web/dist', import.meta.url))
+const defaultWebRoot = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 /**
  * Serves the built dashboard on the API's origin: its files under /app/, and index.html for every other

@@ -36,7 +36,7 @@ function pathOf(entry: Pending): string {
  * Every string in a parsed body, query or parameter set, keys included, as field errors with dot paths
  * (`data.note`, `attachments.0.filename`). Iterative, so a deeply nested body cannot overflow the stack.
  */
-export function findUnstorableText(root: unknown): FieldError[] {
+function findUnstorableText(root: unknown): FieldError[] {
   const errors: FieldError[] = []
   const pending: Pending[] = [{ value: root }]
   const report = (entry: Pending, message: string) =>

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises'
 import type { Config } from '../config.js'
 
-export type MxRecord = { exchange: string; priority: number }
+type MxRecord = { exchange: string; priority: number }
 
 /**
  * - `found`: the name has records of the type
@@ -9,7 +9,7 @@ export type MxRecord = { exchange: string; priority: number }
  * - `nxdomain`: the name does not exist
  * - `failed`: no usable answer (timeout, SERVFAIL, refused); says nothing about the name
  */
-export type DnsOutcome = 'found' | 'empty' | 'nxdomain' | 'failed'
+type DnsOutcome = 'found' | 'empty' | 'nxdomain' | 'failed'
 
 export type DnsAnswer<T> = { outcome: DnsOutcome; records: T[] }
 

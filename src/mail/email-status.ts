@@ -29,7 +29,7 @@ export type EmailStatus = (typeof emailStatuses)[number]
  *
  * A transient bounce and a delivery delay are not statuses at all: the email may still be delivered.
  */
-export const statusPrecedence: Readonly<Record<EmailStatus, number>> = Object.freeze(
+const statusPrecedence: Readonly<Record<EmailStatus, number>> = Object.freeze(
   Object.fromEntries(emailStatuses.map((status, rank) => [status, rank])) as Record<EmailStatus, number>,
 )
 

@@ -5,7 +5,7 @@ import type { App } from '../http/app-type.js'
  * two ordinary API requests, so it gets the same validation, project scoping, limits and error bodies as any other
  * client (docs/decisions/0020).
  */
-export type ApiRequest = {
+type ApiRequest = {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   path: string
   query?: Record<string, string | number | boolean | undefined>

@@ -12,7 +12,7 @@ import { suppressionTools } from './tools/suppressions.js'
 import { templateTools } from './tools/templates.js'
 import { workflowTools } from './tools/workflows.js'
 
-export const mcpTools: readonly McpTool[] = [
+const mcpTools: readonly McpTool[] = [
   ...contactTools,
   ...messageTools,
   ...templateTools,

@@ -7,7 +7,7 @@ import type { ApiAnswer, MailroomApi } from './api.js'
  * - `write` creates or changes something;
  * - `delete` removes something or stops what cannot be resumed; it always needs `confirm: true`.
  */
-export type ToolKind = 'read' | 'write' | 'delete'
+type ToolKind = 'read' | 'write' | 'delete'
 
 export type ToolLimits = {
   /** A send to more recipients than this needs `confirm: true`. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type StripeRequest = {
+type StripeRequest = {
   method: string
   path: string
   query: URLSearchParams
@@ -13,7 +13,7 @@ export type FakeStripe = { url: string; requests: StripeRequest[]; close(): Prom
 
 const day = 86_400
 
-export function fakeInvoice(id: string, status: 'paid' | 'open', customer: string) {
+function fakeInvoice(id: string, status: 'paid' | 'open', customer: string) {
   const created = 1_790_000_000
   return {
     id,

@@ -11,7 +11,7 @@ import {
   type UDPServer,
 } from 'dns2'
 
-export type DnsRecordValues = {
+type DnsRecordValues = {
   A: string
   AAAA: string
   MX: { exchange: string; priority: number }
@@ -21,14 +21,14 @@ export type DnsRecordValues = {
   CNAME: string
 }
 
-export type DnsRecordType = keyof DnsRecordValues
+type DnsRecordType = keyof DnsRecordValues
 
-export type DnsRecordSet = { [T in DnsRecordType]?: readonly DnsRecordValues[T][] }
+type DnsRecordSet = { [T in DnsRecordType]?: readonly DnsRecordValues[T][] }
 
 /** Zone contents keyed by name, e.g. `{ 'example.com': { MX: [{ exchange: 'mx.example.com', priority: 10 }] } }`. */
 export type DnsRecords = Record<string, DnsRecordSet>
 
-export type DnsQuery = { name: string; type: string }
+type DnsQuery = { name: string; type: string }
 
 export type TestDnsServer = {
   port: number

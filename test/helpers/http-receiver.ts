@@ -8,7 +8,7 @@ import {
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type ReceivedRequest = {
+type ReceivedRequest = {
   method: string
   /** Path and query, e.g. `/hooks/mailroom?x=1`. */
   url: string
@@ -18,7 +18,7 @@ export type ReceivedRequest = {
   json?: unknown
 }
 
-export type ScriptedResponse = {
+type ScriptedResponse = {
   status: number
   headers?: Record<string, string>
   body?: string
@@ -26,7 +26,7 @@ export type ScriptedResponse = {
   delayMs?: number
 }
 
-export type ResponseHandler = (req: ReceivedRequest) => ScriptedResponse
+type ResponseHandler = (req: ReceivedRequest) => ScriptedResponse
 
 export type HttpReceiver = {
   url: string

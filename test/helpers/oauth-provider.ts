@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import type { OAuthProviderConfig } from '../../src/config.js'
 
 /** The user the provider signs in next, as GitHub (`/user`, `/user/emails`) and Google (`/userinfo`) show them. */
-export type ProviderUser = { id: string; email: string; verified: boolean }
+type ProviderUser = { id: string; email: string; verified: boolean }
 
 type Grant = { user: ProviderUser; challenge: string; redirectUri: string }
 

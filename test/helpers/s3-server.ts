@@ -26,9 +26,9 @@ export type S3TestServer = {
   close(): Promise<void>
 }
 
-export type StoredObject = { body: Buffer; contentType: string | undefined; cacheControl: string | undefined }
+type StoredObject = { body: Buffer; contentType: string | undefined; cacheControl: string | undefined }
 
-export type S3Request = { method: string; key: string; authenticated: boolean; signedHeaders: string[] }
+type S3Request = { method: string; key: string; authenticated: boolean; signedHeaders: string[] }
 
 export type S3Credentials = { accessKeyId: string; secretAccessKey: string; region: string }
 
@@ -63,7 +63,7 @@ function canonicalQuery(query: string): string {
 type SignatureCheck = { ok: true; signedHeaders: string[] } | { ok: false; code: string; message: string }
 
 /** Verifies `Authorization: AWS4-HMAC-SHA256 ...` against the request as received. */
-export function verifySigV4(req: IncomingMessage, body: Buffer, credentials: S3Credentials): SignatureCheck {
+function verifySigV4(req: IncomingMessage, body: Buffer, credentials: S3Credentials): SignatureCheck {
   const authorization = req.headers.authorization ?? ''
   const match =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(

@@ -11,7 +11,7 @@ import {
   type SMTPServerSession,
 } from 'smtp-server'
 
-export type SmtpReply = { code: number; message: string }
+type SmtpReply = { code: number; message: string }
 
 export type SmtpSinkOptions = {
   /** Return a reply to refuse RCPT TO for that recipient (550 permanent, 451 temporary...). */

@@ -33,7 +33,7 @@ export const readTools = [
   'verify_domain',
 ]
 
-export const writeTools = [
+const writeTools = [
   'add_domain',
   'add_suppression',
   'cancel_campaign',
@@ -89,7 +89,7 @@ export type WalkEnv = {
   confirmRecipientsAbove: number
 }
 
-export async function listToolsAsExpected(client: Client, names: readonly string[]) {
+async function listToolsAsExpected(client: Client, names: readonly string[]) {
   const { tools } = await client.listTools()
   expect(tools.map((tool) => tool.name).sort()).toEqual([...names].sort())
   for (const tool of tools) {

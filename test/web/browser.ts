@@ -97,7 +97,7 @@ const watchMotion = `(() => {
 })()`
 
 /** Serious or critical axe violations on the page as it is now, one readable line (and a few targets) each. */
-export async function seriousViolations(page: Page): Promise<string[]> {
+async function seriousViolations(page: Page): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     await page.evaluate(untilSettled)
     await page.evaluate(watchMotion)

@@ -7,15 +7,6 @@ import { messageJson } from './sns.js'
  * `mail.tags`) and the older identity notifications (`notificationType`: Delivery, Bounce, Complaint only).
  * Both carry the same per-kind objects, so one set of schemas reads both.
  */
-export type SesFeedbackKind =
-  | 'send'
-  | 'delivery'
-  | 'bounce'
-  | 'complaint'
-  | 'open'
-  | 'click'
-  | 'delivery_delay'
-  | 'reject'
 
 export type SesBounceType = 'Permanent' | 'Transient'
 

@@ -5,7 +5,7 @@ import { createSesTransport } from './ses.js'
 import { createSmtpTransport } from './smtp.js'
 import type { Transport } from './transport.js'
 
-export type { OutgoingMessage, SendResult, Transport } from './transport.js'
+export type { Transport } from './transport.js'
 export { TransportError } from './transport.js'
 
 export function createTransportFromConfig(

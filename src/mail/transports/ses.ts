@@ -1,7 +1,7 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2'
 import { type Transport, TransportError } from './transport.js'
 
-export const sesMaxMessageBytes = 40 * 1024 * 1024
+const sesMaxMessageBytes = 40 * 1024 * 1024
 
 const permanentErrors = new Set([
   'MessageRejected',
@@ -11,7 +11,7 @@ const permanentErrors = new Set([
 ])
 
 /** Throttling, 5xx, credential and network failures are retried; a rejected message or a bad request is not. */
-export function classifySesError(err: unknown): TransportError {
+function classifySesError(err: unknown): TransportError {
   const error = err as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown }
   const name = error.name ?? 'Error'
   const message = `${name}: ${error.message ?? String(err)}`

@@ -10,7 +10,7 @@ export type SmtpTransportOptions = { maxConnections?: number }
 const bounceCommands = new Set(['RCPT TO', 'DATA'])
 
 /** SMTP 5xx (except 503) is permanent; 4xx, lost connections, timeouts and refused logins are retried. */
-export function classifySmtpError(err: unknown): TransportError {
+function classifySmtpError(err: unknown): TransportError {
   const error = err as NodemailerError
   const message = error.response ?? error.message ?? String(err)
   const code = error.responseCode ? String(error.responseCode) : error.code

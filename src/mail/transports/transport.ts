@@ -11,7 +11,7 @@ export type OutgoingMessage = {
   raw: Buffer
 }
 
-export type SendResult = { providerMessageId: string }
+type SendResult = { providerMessageId: string }
 
 export type Transport = {
   /** How many sends keep it busy without queueing inside it; the outbox holds the rest, urgent ones first. */

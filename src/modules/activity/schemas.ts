@@ -17,7 +17,7 @@ export const activityListQuery = cursorPageQuery.extend({
 })
 export type ActivityListQuery = z.infer<typeof activityListQuery>
 
-export const activityView = z.object({
+const activityView = z.object({
   id: z.string(),
   /** The activity type (see /activity/types); `name` is the underlying event name. */
   type: z.string(),
@@ -81,7 +81,7 @@ export const upcomingQuery = z.object({
 })
 export type UpcomingQuery = z.infer<typeof upcomingQuery>
 
-export const upcomingActivity = z.object({
+const upcomingActivity = z.object({
   id: z.string(),
   type: z.string(),
   timestamp: z.date(),

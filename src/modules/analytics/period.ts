@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { AppError, type FieldError } from '../../errors.js'
 
-export const hourMs = 60 * 60 * 1000
+const hourMs = 60 * 60 * 1000
 export const dayMs = 24 * hourMs
 
 /** An ISO 8601 date-time with `Z` or an offset, as a Date. */
@@ -32,7 +32,7 @@ export function bucketStarts(from: Date, to: Date, granularity: Granularity): Da
   return starts
 }
 
-export const defaultRangeDays = 30
+const defaultRangeDays = 30
 
 /** `[from, to)` with the defaults (the last 30 days up to now); `from` must come before `to`. */
 export function resolveRange(query: { from?: Date; to?: Date }, fields = { from: 'from', to: 'to' }) {

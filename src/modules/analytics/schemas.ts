@@ -8,7 +8,7 @@ const count = z.number().int()
  * `clicks`; the rates use these. Machines' (privacy proxies, link scanners) in `machineOpens` / `machineClicks`.
  * `captured`: emails the capture transport kept in the Mailbox (MAIL_TRANSPORT=capture), which are never delivered.
  */
-export const emailMetrics = z.object({
+const emailMetrics = z.object({
   sent: count,
   captured: count,
   delivered: count,
@@ -24,7 +24,7 @@ export const emailMetrics = z.object({
 export type EmailMetrics = z.infer<typeof emailMetrics>
 
 /** Percentages (0–100, two decimals) of emails sent. */
-export const emailRates = z.object({
+const emailRates = z.object({
   deliveryRate: z.number(),
   openRate: z.number(),
   clickRate: z.number(),
@@ -32,7 +32,7 @@ export const emailRates = z.object({
   complaintRate: z.number(),
 })
 
-export const rangeQuery = z.object({ from: isoDateTime.optional(), to: isoDateTime.optional() })
+const rangeQuery = z.object({ from: isoDateTime.optional(), to: isoDateTime.optional() })
 
 export const timeseriesQuery = rangeQuery.extend({ granularity: z.enum(['hour', 'day']).optional() })
 export type TimeseriesQuery = z.infer<typeof timeseriesQuery>
@@ -47,7 +47,7 @@ export const timeseries = z.object({
 })
 export type Timeseries = z.infer<typeof timeseries>
 
-export const campaignMetricNames = [
+const campaignMetricNames = [
   'sent',
   'delivered',
   'opened',
@@ -70,7 +70,7 @@ const limit = (fallback: number) =>
 export const topCampaignsQuery = z.object({ metric: z.enum(campaignMetricNames).default('sent'), limit: limit(10) })
 export type TopCampaignsQuery = z.infer<typeof topCampaignsQuery>
 
-export const campaignRow = emailMetrics.extend(emailRates.shape).extend({
+const campaignRow = emailMetrics.extend(emailRates.shape).extend({
   campaignId: z.uuid(),
   /** The campaign's name; null once the campaign is deleted. */
   name: z.string().nullable(),

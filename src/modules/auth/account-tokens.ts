@@ -5,7 +5,7 @@ import { accountTokens } from '../../db/schema/index.js'
 
 export type AccountTokenPurpose = (typeof accountTokens.$inferSelect)['purpose']
 
-export const accountTokenLifetimeMs = 60 * 60 * 1000
+const accountTokenLifetimeMs = 60 * 60 * 1000
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')

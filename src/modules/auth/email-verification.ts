@@ -12,7 +12,7 @@ export const accountEmailsPerHour = 3
 
 type MailContext = Pick<AppContext, 'config' | 'log' | 'db'>
 
-export function verificationLink(ctx: MailContext, token: string): string {
+function verificationLink(ctx: MailContext, token: string): string {
   // The dashboard's page, which POSTs the token to /auth/verify-email and shows the result.
   return `${ctx.config.publicUrl}/app/verify-email?token=${token}`
 }

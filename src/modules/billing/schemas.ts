@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /** A monthly cap in emails; null: no cap. Zero stops the category altogether. */
-export const limitValue = z.number().int().min(0).max(1_000_000_000).nullable()
+const limitValue = z.number().int().min(0).max(1_000_000_000).nullable()
 
 /** PUT replaces all four caps at once, as Plunk's does: every key is required, null lifts a cap. */
 export const billingLimitsBody = z.object({

@@ -31,7 +31,7 @@ export function stripeClient(config: Config): { stripe: Stripe; settings: Stripe
   return { stripe, settings }
 }
 
-export function billingNotEnabled(): AppError {
+function billingNotEnabled(): AppError {
   return new AppError('BILLING_NOT_ENABLED', 'Billing is not enabled on this server', {
     suggestion: 'Set STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_ID to turn on Stripe billing',
   })

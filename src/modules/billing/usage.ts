@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js'
 import { publishEvents } from '../../events/bus.js'
 import { type BillingCategory, currentPeriodStart, limitColumn, warningRatio } from './categories.js'
 
-export const billingWarningEvent = 'billing.limit_warning'
+const billingWarningEvent = 'billing.limit_warning'
 /** A scheduled campaign that would have passed the cap at its start, sent back to DRAFT. */
 export const campaignBlockedEvent = 'billing.campaign_blocked'
 

@@ -60,7 +60,7 @@ const truthy = new Set(['true', 'yes', '1'])
 const falsy = new Set(['false', 'no', '0'])
 
 /** Numbers and booleans are recognised; a leading zero ("01234") stays text, as postal codes need. */
-export function csvValue(text: string): unknown {
+function csvValue(text: string): unknown {
   const lower = text.toLowerCase()
   if (lower === 'true') return true
   if (lower === 'false') return false

@@ -31,7 +31,6 @@ export const contactData = z
       })
     }
   })
-export type ContactData = z.infer<typeof contactData>
 
 export const contactEmail = z.email().max(254)
 

@@ -180,7 +180,7 @@ export async function getContact(db: Executor, projectId: string, contactId: str
   return contact
 }
 
-export const contactViewColumns = {
+const contactViewColumns = {
   id: contacts.id,
   email: contacts.email,
   subscribed: contacts.subscribed,

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js'
 import { renewLeases } from './sql.js'
 
 /** One claim of an email: after a stall the same email may be claimed again while the old claim is in flight. */
-export type HeldClaim = { id: string; attempts: number }
+type HeldClaim = { id: string; attempts: number }
 
 /**
  * The leases of the emails this worker has claimed and not finished, kept alive on a timer of their own: the claim

@@ -6,7 +6,7 @@ import { wakeAfterCommit } from '../../db/wake.js'
 import { domainOf } from '../../mail/address.js'
 import { bulkPriority, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
 
-export type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
+type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
 
 export type NewEmailAttachment = {
   filename: string
@@ -41,7 +41,7 @@ export type NewEmail = {
   priority?: number
 }
 
-export const defaultPriority: Record<EmailSourceType, number> = {
+const defaultPriority: Record<EmailSourceType, number> = {
   TRANSACTIONAL: 0,
   WORKFLOW: 5,
   CAMPAIGN: bulkPriority,

@@ -6,13 +6,13 @@ export type DnsRecordSpec = Omit<DnsRecordView, 'status'>
 export type DomainKeys = { domain: string; dkimSelector: string; dkimPublicKey: string }
 
 /** The subdomain SES uses as MAIL FROM, so bounces return through SES and SPF aligns with the sender domain. */
-export const sesMailFromLabel = 'mail'
+const sesMailFromLabel = 'mail'
 
-export function dkimRecordName(domain: string, selector: string): string {
+function dkimRecordName(domain: string, selector: string): string {
   return `${selector}._domainkey.${domain}`
 }
 
-export function dkimRecordValue(publicKey: string): string {
+function dkimRecordValue(publicKey: string): string {
   return `v=DKIM1; k=rsa; p=${publicKey}`
 }
 

@@ -4,7 +4,7 @@ import { normalizeDomain } from '../../mail/address.js'
 const hostname = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
 
 /** Lower case, punycode for IDNs, no trailing dot: the form stored and compared everywhere. */
-export const domainName = z
+const domainName = z
   .string()
   .max(253)
   .transform(normalizeDomain)
@@ -24,7 +24,7 @@ export const domainProjectParams = z.object({
   projectId: z.union([z.literal(currentProject), z.uuid({ error: 'Must be a project id (UUID) or "current"' })]),
 })
 
-export const dnsRecordPurpose = z.enum(['DKIM', 'SPF', 'DMARC', 'MAIL_FROM'])
+const dnsRecordPurpose = z.enum(['DKIM', 'SPF', 'DMARC', 'MAIL_FROM'])
 export type DnsRecordPurpose = z.infer<typeof dnsRecordPurpose>
 
 export const dnsRecordView = z.object({

@@ -4,12 +4,12 @@ import type { DnsRecordSpec } from './dns-records.js'
 import type { DnsRecordPurpose } from './schemas.js'
 
 /** `unknown`: the lookup failed (timeout, SERVFAIL), so the previous status stands. */
-export type RecordCheck = DnsRecordStatus | 'unknown'
+type RecordCheck = DnsRecordStatus | 'unknown'
 
 export type DomainCheck = Partial<Record<DnsRecordPurpose, RecordCheck>>
 
 /** `"v=DKIM1; k=rsa; p=AB CD"` → `{v: 'DKIM1', k: 'rsa', p: 'ABCD'}`; quotes and whitespace are ignored. */
-export function parseTagList(value: string): Map<string, string> {
+function parseTagList(value: string): Map<string, string> {
   const tags = new Map<string, string>()
   for (const part of value.replace(/["\s]/g, '').split(';')) {
     const separator = part.indexOf('=')
@@ -18,7 +18,7 @@ export function parseTagList(value: string): Map<string, string> {
   return tags
 }
 
-export function dkimRecordMatches(txt: string, expected: string): boolean {
+function dkimRecordMatches(txt: string, expected: string): boolean {
   const found = parseTagList(txt)
   const wanted = parseTagList(expected)
   const version = found.get('v')

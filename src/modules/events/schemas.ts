@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { cursorPage, cursorPageQuery } from '../../http/pagination.js'
 
-export const eventView = z.object({
+const eventView = z.object({
   id: z.uuid(),
   name: z.string(),
   contactId: z.uuid().nullable(),

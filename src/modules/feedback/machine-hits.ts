@@ -5,7 +5,7 @@
  * Everything here is string tests on precompiled patterns and the locked email row: the pixel is hit a lot.
  */
 
-export const machineReasons = [
+const machineReasons = [
   /** A HEAD request: link checkers and prefetchers, never a person's browser or mail app. */
   'head_request',
   /** No User-Agent header at all: every browser and mail client sends one. */
@@ -45,10 +45,10 @@ export type HitRequest = {
  * and Proofpoint, which come a few seconds after the handoff; short enough that a person waiting for a tracked
  * transactional message (a sign-in link) rarely clicks inside it, and then only their rate is affected.
  */
-export const scanWindowMs = 15_000
+const scanWindowMs = 15_000
 
 /** Nobody clicks two different links of one message within 2 s; a scanner following every link does. */
-export const burstWindowMs = 2_000
+const burstWindowMs = 2_000
 
 // Apple Mail Privacy Protection fetches with exactly this User-Agent (no platform, no engine), from Apple's
 // address block 17.0.0.0/8 or its relay partners' egress addresses.

@@ -8,7 +8,7 @@ import { applyMatchedPendingReports, deletePendingReportsBefore } from './pendin
  * recording loses the id for good (the email is sent again under a new one). So a report still unmatched after
  * a day names an email that will never carry its id, usually one sent by another system on the same SES topic.
  */
-export const pendingReportRetentionMs = 24 * 3_600_000
+const pendingReportRetentionMs = 24 * 3_600_000
 
 export const settlePendingReportsJob = defineJob({
   name: 'provider-reports-settle',

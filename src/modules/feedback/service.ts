@@ -20,8 +20,8 @@ export type EmailFeedback =
 export type FeedbackTarget = { emailId: string } | { providerMessageId: string }
 
 /** Opens and clicks by machines (privacy proxies, link scanners) are published under names of their own. */
-export const machineOpenEvent = 'email.machine_open'
-export const machineClickEvent = 'email.machine_click'
+const machineOpenEvent = 'email.machine_open'
+const machineClickEvent = 'email.machine_click'
 
 type FeedbackEmail = typeof emails.$inferSelect
 type EmailChanges = Partial<

@@ -11,7 +11,7 @@ import { upsertContact } from '../contacts/service.js'
 import { claimInboundEmails, findVerifiedDomainOwners, isVerifiedDomain } from './sql.js'
 import { isValidUnsubscribeToken, unsubscribeByMail, unsubscribeTokenOfRecipient } from './unsubscribe.js'
 
-export const emailReceivedEvent = 'email.received'
+const emailReceivedEvent = 'email.received'
 
 export type InboundSource = (typeof inboundSource)[number]
 

@@ -105,7 +105,7 @@ export async function acceptInvitation(
 }
 
 /** A pending invitation as its link's holder may see it, if the link is valid. */
-export async function findInvitation(
+async function findInvitation(
   ctx: Pick<AppContext, 'config'>,
   db: Executor,
   token: string,

@@ -15,7 +15,7 @@ export type MemberInvite = z.infer<typeof memberInvite>
 
 export const memberUpdate = z.object({ role: memberRole })
 
-export const memberView = z.object({
+const memberView = z.object({
   userId: z.uuid(),
   email: z.string(),
   role: memberRole,
@@ -24,7 +24,7 @@ export const memberView = z.object({
 export type MemberView = z.infer<typeof memberView>
 
 /** An existing user is added at once (`ACTIVE`); anyone else is mailed an invitation (`INVITED`, no userId yet). */
-export const inviteResult = z.object({
+const inviteResult = z.object({
   userId: z.uuid().nullable(),
   email: z.string(),
   role: memberRole,
@@ -32,13 +32,13 @@ export const inviteResult = z.object({
 })
 export type InviteResult = z.infer<typeof inviteResult>
 
-export const invitationToken = z.string().min(1).max(512)
+const invitationToken = z.string().min(1).max(512)
 
 export const acceptInvitationBody = z.object({ token: invitationToken })
 export const invitationQuery = z.object({ token: invitationToken })
 
 /** What the invitation page shows before the invitee signs up or logs in. */
-export const invitationView = z.object({
+const invitationView = z.object({
   projectId: z.uuid(),
   projectName: z.string(),
   email: z.string(),
@@ -52,7 +52,7 @@ export type InvitationView = z.infer<typeof invitationView>
  * An invitation not accepted yet, as the project's admins see it: whom, with which role, who sent it (their address;
  * null for a secret key or a deleted account) and when. `EXPIRED` ones stay listed so they can be sent again.
  */
-export const pendingInvitationView = z.object({
+const pendingInvitationView = z.object({
   id: z.uuid(),
   email: z.string(),
   role: memberRole,

@@ -3,7 +3,7 @@ import type { Metrics } from './registry.js'
 import { assertMetricsToken } from './token.js'
 
 /** Requests that matched no route share one label, so scanners cannot grow the label set. */
-export const unmatchedRoute = 'unmatched'
+const unmatchedRoute = 'unmatched'
 
 /** Observes every answer of `app` by its route pattern; synchronous, so it adds no promise per request. */
 export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {

@@ -6,7 +6,7 @@ export const projectCreate = z.object({
 export type ProjectCreate = z.infer<typeof projectCreate>
 
 /** Open and click tracking: all mail, none, or only marketing (campaigns, workflows, MARKETING templates). */
-export const trackingMode = z.enum(['ENABLED', 'DISABLED', 'MARKETING_ONLY'])
+const trackingMode = z.enum(['ENABLED', 'DISABLED', 'MARKETING_ONLY'])
 
 export const projectUpdate = z.object({
   name: z.string().trim().min(1).max(100).optional(),
@@ -37,7 +37,6 @@ export type ProjectView = z.infer<typeof projectView>
 export const projectConfirmation = z.object({
   confirm: z.string().min(1).max(200),
 })
-export type ProjectConfirmation = z.infer<typeof projectConfirmation>
 
 /** Plunk's answer to a reset or delete. */
 export const projectDone = z.object({ success: z.literal(true), message: z.string() })

@@ -53,7 +53,7 @@ function toProjectView(secret: string, { publicKeySealed, secretKeySealed, ...ro
 export type KeyLookup = { kind: 'public' | 'secret'; key: string }
 
 /** Many key lookups in one statement (the auth batcher's), results in input order. Keys are never cached. */
-export async function findProjectsByKeys(
+async function findProjectsByKeys(
   db: Executor,
   secret: string,
   lookups: readonly KeyLookup[],

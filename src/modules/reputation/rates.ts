@@ -9,7 +9,7 @@ export function percent(part: number, whole: number): number {
   return whole > 0 ? (part * 100) / whole : 0
 }
 
-export type RateWindow = {
+type RateWindow = {
   total: number
   bounces: number
   complaints: number

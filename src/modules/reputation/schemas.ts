@@ -11,7 +11,7 @@ const rateWindow = z.object({
   complaintRate: z.number(),
 })
 
-export const suspensionView = z.object({
+const suspensionView = z.object({
   id: z.uuid(),
   reason: z.enum(['BOUNCE_RATE', 'COMPLAINT_RATE']),
   message: z.string(),

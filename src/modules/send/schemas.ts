@@ -8,9 +8,9 @@ const displayName = z.string().max(256).refine(noLineBreaks, 'must not contain l
 const mailbox = z.object({ name: displayName.optional(), email: address })
 const recipient = z.union([address, mailbox])
 
-export const maxRecipientsPerRequest = 100
+const maxRecipientsPerRequest = 100
 
-export const attachment = z
+const attachment = z
   .object({
     filename: z
       .string()

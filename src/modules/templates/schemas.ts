@@ -27,7 +27,7 @@ export type TemplateUpdate = z.infer<typeof templateUpdate>
 
 export const templateIdParams = z.object({ id: z.uuid() })
 
-export const maxPageSize = 100
+const maxPageSize = 100
 
 export const templateListQuery = searchablePageQuery(maxPageSize).extend({ type: templateType.optional() })
 export type TemplateListQuery = z.infer<typeof templateListQuery>

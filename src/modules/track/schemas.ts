@@ -12,7 +12,7 @@ export const trackBody = z.object({
 export type TrackBody = z.infer<typeof trackBody>
 
 /** Plunk's `/events/track` body: an event on a contact the project already has, optionally about one of its emails. */
-export const contactEventBody = z.object({
+const contactEventBody = z.object({
   name: eventName,
   contactId: z.uuid(),
   emailId: z.uuid().optional(),

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 
 /** How long the rest of a refused body is read and thrown away before the connection is cut. */
-export const lingerMs = 10_000
+const lingerMs = 10_000
 
 /**
  * After an answer given before the request body was all read (a 413 at 10 MB of a 50 MB upload), keeps reading

@@ -4,12 +4,12 @@ import { AppError, type FieldError } from '../../errors.js'
 
 export type ImageUpload = { filename: string; bytes: Buffer }
 
-export const imageField = 'image'
+const imageField = 'image'
 
 /** Room for the multipart boundaries and part headers around the file in a declared Content-Length. */
 const multipartOverheadBytes = 64 * 1024
 
-export function fileTooLarge(maxBytes: number): AppError {
+function fileTooLarge(maxBytes: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `The image is larger than the ${formatBytes(maxBytes)} accepted`, {
     details: { maxBytes },
   })

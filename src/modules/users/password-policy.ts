@@ -6,12 +6,12 @@ import { z } from 'zod'
  * passwords of zxcvbn-ts's shipped list, compared case-insensitively, so `Password1` is refused like `password1`.
  * Length beats composition rules (NIST SP 800-63B), so there are none.
  */
-export const passwordMinLength = 8
-export const passwordMaxLength = 256
+const passwordMinLength = 8
+const passwordMaxLength = 256
 
 const commonPasswords = new Set(dictionary['passwords-common'])
 
-export function isCommonPassword(password: string): boolean {
+function isCommonPassword(password: string): boolean {
   return commonPasswords.has(password.toLowerCase())
 }
 

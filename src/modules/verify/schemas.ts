@@ -16,9 +16,8 @@ const verifiableEmail = z
   .pipe(z.email('Must be an email address'))
 
 export const verifyRequest = z.object({ email: verifiableEmail })
-export type VerifyRequest = z.infer<typeof verifyRequest>
 
-export const verificationResult = z.object({
+const verificationResult = z.object({
   email: z.string(),
   valid: z.boolean(),
   isDisposable: z.boolean(),
