@@ -7,7 +7,7 @@ import { editTransaction } from './edit-transaction.js'
 import { freeExits } from './graph.js'
 import { loadGraph } from './load-graph.js'
 import type { StepInsert, StepView } from './schemas.js'
-import { connect, exitsToLink, insertStepRow } from './steps.js'
+import { connect, exitsToLink, insertStepRow } from './step-edits.js'
 import { findWorkflowRow, type StepRow, toStepView } from './views.js'
 
 function halfway(from: StepRow, to: StepRow): StepRow['position'] {

@@ -34,7 +34,7 @@ import {
   listWorkflows,
   updateWorkflow,
 } from './service.js'
-import { addStep, deleteStep, updateStep } from './steps.js'
+import { addStep, deleteStep, updateStep } from './step-edits.js'
 import { createTransition, deleteTransition } from './transitions.js'
 
 function isBlank(value: unknown): boolean {

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { workflowSteps } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
-import { configSchemaByType } from './steps/config-by-type.js'
+import { configSchemaByType } from './step-config/config-by-type.js'
 
 type Problem = { stepId: string; name: string; problem: string }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { workflowStepType, workflowTriggerType, workflowWaitOutcome } from '../../db/schema/index.js'
 import { offsetPage, offsetPageQuery } from '../../http/pagination.js'
-import { waitForEventConfig } from './steps/config.js'
+import { waitForEventConfig } from './step-config/config.js'
 
 /*
  * Plunk's request and answer shapes (plunk-compat §4): bare objects, `_count` on list items, steps with their

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { templates } from '../../db/schema/index.js'
 import { notFound, validationError } from '../../errors.js'
-import type { StepType } from './steps/config-by-type.js'
+import type { StepType } from './step-config/config-by-type.js'
 
 /** 404 `Template not found` unless the template is the project's (another project's reads the same as none). */
 export async function assertProjectTemplate(db: Executor, projectId: string, templateId: string): Promise<void> {

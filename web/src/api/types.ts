@@ -95,7 +95,7 @@ import type {
   sendEmailConfig,
   updateContactConfig,
   waitForEventConfig,
-} from '@server/modules/workflows/steps/config.js'
+} from '@server/modules/workflows/step-config/config.js'
 import type { webhookStepConfig } from '@server/modules/workflows/webhook/config.js'
 import type { z } from 'zod'
 

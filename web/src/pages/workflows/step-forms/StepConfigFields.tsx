@@ -14,7 +14,7 @@ type Props = ConfigFieldsProps & {
   onTemplateChange(id: string | null): void
 }
 
-/** The config form of a step's type; the schemas behind each are the server's (steps/config.ts). */
+/** The config form of a step's type; the schemas behind each are the server's (step-config/config.ts). */
 export function StepConfigFields({ type, templateId, onTemplateChange, ...props }: Props) {
   switch (type) {
     case 'SEND_EMAIL':

@@ -7,7 +7,7 @@ import { renderEmail } from '../../../../mail/outbound/render.js'
 import { withSubscriptionUrls } from '../../../../mail/outbound/subscription-links.js'
 import { addUsage } from '../../../billing/usage.js'
 import { enqueueEmails } from '../../../delivery/service.js'
-import { sendEmailConfig } from '../../steps/config.js'
+import { sendEmailConfig } from '../../step-config/config.js'
 import type { StepRow } from '../definition.js'
 import { failed, type StepContext, type StepResult } from '../step-context.js'
 

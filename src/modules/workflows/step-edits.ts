@@ -8,8 +8,8 @@ import { assertTransitionsFit, freeExits, type StepExit } from './graph.js'
 import { findStepRow, type Graph, loadGraph } from './load-graph.js'
 import { sameJson } from './same-json.js'
 import type { StepCreate, StepUpdate, StepView } from './schemas.js'
+import { parseStepConfig } from './step-config/config-by-type.js'
 import { assertProjectTemplate, assertTemplateAllowed, templateRequired, withTemplateCopy } from './step-template.js'
-import { parseStepConfig } from './steps/config-by-type.js'
 import { findWorkflowRow, type StepRow, toStepView } from './views.js'
 
 /** Enough for any flow a person draws; keeps each graph check a small in-memory walk. */

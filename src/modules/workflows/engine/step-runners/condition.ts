@@ -8,8 +8,8 @@ import {
   prepareCondition,
 } from '../../../../conditions/index.js'
 import { AppError } from '../../../../errors.js'
-import { conditionFilterOf } from '../../steps/condition-filter.js'
-import { conditionConfig } from '../../steps/config.js'
+import { conditionFilterOf } from '../../step-config/condition-filter.js'
+import { conditionConfig } from '../../step-config/config.js'
 import type { StepRow } from '../definition.js'
 import { failed, type StepContext, type StepResult } from '../step-context.js'
 

@@ -1,7 +1,7 @@
 import { resolveContactData } from '../../../contacts/data-rules.js'
 import { publishSubscriptionChange } from '../../../contacts/service.js'
 import { updateContactRow } from '../../../contacts/sql.js'
-import { updateContactConfig } from '../../steps/config.js'
+import { updateContactConfig } from '../../step-config/config.js'
 import type { StepRow } from '../definition.js'
 import { failed, type StepContext, type StepResult } from '../step-context.js'
 
