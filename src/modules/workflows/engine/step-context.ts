@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../context.js'
 import type { Transaction } from '../../../db/client.js'
-import type { StepOutcome } from './definition.js'
+import type { StepType } from '../step-config/config-by-type.js'
+import type { StepOutcome, StepRow } from './definition.js'
 
 export type StepOutput = Record<string, unknown>
 
@@ -29,6 +30,8 @@ export type StepContext = {
   contactChanged(change: { data: boolean }): void
   /** After a step put an email in the outbox: the outbox is woken once the batch has committed. */
   emailQueued(): void
+  /** After the TRIGGER step: the execution's start, recorded as `workflow.started` in the activity feed. */
+  executionStarted(): void
 }
 
 /**
@@ -42,4 +45,13 @@ export type StepResult =
   | { kind: 'fail'; error: string; output?: StepOutput }
   | { kind: 'call'; output: StepOutput; call: () => Promise<StepResult> }
 
+/** How a DELAY or WAIT_FOR_EVENT ended: its record's output, and the outcome that picks the transition out. */
+export type WaitEnded = { output: StepOutput; outcome: StepOutcome }
+
 export const failed = (error: string, output?: StepOutput): StepResult => ({ kind: 'fail', error, output })
+
+/** A step row of one type, as the runner of that type receives it. */
+export type StepOf<T extends StepType> = StepRow & { type: T }
+
+/** Runs one step of type `T` inside the walk's transaction and says how it ended. */
+export type StepRunner<T extends StepType> = (step: StepOf<T>, scope: StepContext) => StepResult | Promise<StepResult>

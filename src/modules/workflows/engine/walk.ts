@@ -5,13 +5,11 @@ import { contacts, type workflowExecutions } from '../../../db/schema/index.js'
 import { newTimeOrderedUuid } from '../../../db/time-ordered-uuid.js'
 import type { EventInput } from '../../../events/bus.js'
 import { workflowEventNames } from '../../../events/names.js'
-import { delayConfig, delayMinutes, exitConfig, waitForEventConfig } from '../step-config/config.js'
 import { nextStep, type StepOutcome, type StepRow, type WorkflowDefinition } from './definition.js'
 import type { ExecutionContact, StepContext, StepOutput, StepResult } from './step-context.js'
-import { runCondition } from './step-runners/condition.js'
-import { runSendEmail } from './step-runners/send-email.js'
-import { runUpdateContact } from './step-runners/update-contact.js'
-import { runWebhook } from './step-runners/webhook.js'
+import { delayEnded } from './step-runners/delay.js'
+import { runStep } from './step-runners/index.js'
+import { waitForEventEnded } from './step-runners/wait-for-event.js'
 import type { BatchWrites, StepExecutionInsert } from './writes.js'
 
 /**
@@ -83,6 +81,9 @@ export class Walk {
       emailQueued: () => {
         this.writes.queuedEmails = true
       },
+      executionStarted: () => {
+        this.started = true
+      },
     }
   }
 
@@ -107,19 +108,7 @@ export class Walk {
       this.finish('FAILED', 'The step the execution waited at was deleted')
       return
     }
-    let output: StepOutput
-    let outcome: StepOutcome = {}
-    if (step.type === 'WAIT_FOR_EVENT') {
-      const eventName = this.execution.waitingFor
-      const waitOutcome = this.execution.waitOutcome ?? 'TIMEOUT'
-      outcome = { waitOutcome }
-      output =
-        waitOutcome === 'EVENT'
-          ? { waitOutcome, eventReceived: true, eventName, receivedAt: new Date().toISOString() }
-          : { waitOutcome, timedOut: true, eventName }
-    } else {
-      output = { resumedAt: new Date().toISOString() }
-    }
+    const { output, outcome } = step.type === 'WAIT_FOR_EVENT' ? waitForEventEnded(this.execution) : delayEnded()
     this.writes.endWait({ executionId: this.execution.id, stepId: step.id, output })
     this.moveOn(step, outcome)
   }
@@ -135,7 +124,7 @@ export class Walk {
     while (this.changes.status === undefined || this.changes.status === 'RUNNING') {
       const step = this.current
       if (!step) break
-      const result = await this.runStep(step)
+      const result = await runStep(step, this.scope())
       if (result.kind === 'call') {
         const stepExecutionId = this.record(step, 'RUNNING', result.output)
         const lease = this.save()
@@ -184,49 +173,6 @@ export class Walk {
         return 'stop'
       case 'call':
         throw new Error('a webhook result is itself a call')
-    }
-  }
-
-  private async runStep(step: StepRow): Promise<StepResult> {
-    const scope = this.scope()
-    switch (step.type) {
-      case 'TRIGGER':
-        this.started = true
-        return {
-          kind: 'next',
-          output: { triggered: true, eventName: step.config.eventName ?? null, timestamp: new Date().toISOString() },
-        }
-      case 'SEND_EMAIL':
-        return runSendEmail(step, scope)
-      case 'DELAY': {
-        const delay = delayConfig.parse(step.config)
-        const resumeAt = new Date(Date.now() + delayMinutes(delay) * 60_000)
-        return {
-          kind: 'wait',
-          output: { delayAmount: delay.amount, delayUnit: delay.unit, resumeAt: resumeAt.toISOString(), queued: true },
-          dueAt: resumeAt,
-        }
-      }
-      case 'WAIT_FOR_EVENT': {
-        const wait = waitForEventConfig.parse(step.config)
-        const timeoutAt = wait.timeout === undefined ? null : new Date(Date.now() + wait.timeout * 1000)
-        return {
-          kind: 'wait',
-          output: { eventName: wait.eventName, timeoutAt: timeoutAt?.toISOString() ?? null },
-          dueAt: timeoutAt,
-          waitingFor: wait.eventName,
-        }
-      }
-      case 'CONDITION':
-        return runCondition(step, scope)
-      case 'WEBHOOK':
-        return runWebhook(step, scope)
-      case 'UPDATE_CONTACT':
-        return runUpdateContact(step, scope)
-      case 'EXIT': {
-        const { reason } = exitConfig.parse(step.config)
-        return { kind: 'exit', output: { exited: true, reason }, reason }
-      }
     }
   }
 

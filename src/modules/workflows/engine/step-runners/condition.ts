@@ -10,8 +10,7 @@ import {
 import { AppError } from '../../../../errors.js'
 import { conditionFilterOf } from '../../step-config/condition-filter.js'
 import { conditionConfig } from '../../step-config/config.js'
-import type { StepRow } from '../definition.js'
-import { failed, type StepContext, type StepResult } from '../step-context.js'
+import { failed, type StepContext, type StepOf, type StepResult } from '../step-context.js'
 
 type Comparison = { operator: ConditionOperator; value?: unknown; unit?: ConditionUnit }
 
@@ -43,7 +42,7 @@ async function matches(scope: StepContext, field: string, comparison: Comparison
 }
 
 /** CONDITION: yes/no on one comparison, or (multi) the first matching branch, else `default`. */
-export async function runCondition(step: StepRow, scope: StepContext): Promise<StepResult> {
+export async function runCondition(step: StepOf<'CONDITION'>, scope: StepContext): Promise<StepResult> {
   const config = conditionConfig.parse(step.config)
   try {
     if (config.mode === 'multi') {

@@ -2,15 +2,14 @@ import { resolveContactData } from '../../../contacts/data-rules.js'
 import { publishSubscriptionChange } from '../../../contacts/service.js'
 import { updateContactRow } from '../../../contacts/sql.js'
 import { updateContactConfig } from '../../step-config/config.js'
-import type { StepRow } from '../definition.js'
-import { failed, type StepContext, type StepResult } from '../step-context.js'
+import { failed, type StepContext, type StepOf, type StepResult } from '../step-context.js'
 
 /**
  * UPDATE_CONTACT: the contact rules of the API (data merged, `null` removes a key; an explicit subscription
  * choice ends a snooze), `contact.(un)subscribed` only for a real flip, tracked segments re-evaluated, all in
  * the step's transaction (the segments once for the batch's contacts, when it ends).
  */
-export async function runUpdateContact(step: StepRow, scope: StepContext): Promise<StepResult> {
+export async function runUpdateContact(step: StepOf<'UPDATE_CONTACT'>, scope: StepContext): Promise<StepResult> {
   const config = updateContactConfig.parse(step.config)
   const subscribed =
     config.subscriptionAction === 'subscribe' ? true : config.subscriptionAction === 'unsubscribe' ? false : undefined

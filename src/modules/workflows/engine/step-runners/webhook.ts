@@ -8,8 +8,7 @@ import {
   WebhookError,
   webhookStepConfig,
 } from '../../webhook/index.js'
-import type { StepRow } from '../definition.js'
-import { failed, type StepContext, type StepResult } from '../step-context.js'
+import { failed, type StepContext, type StepOf, type StepResult } from '../step-context.js'
 
 const resolvers = new WeakMap<AppContext, DnsResolver>()
 
@@ -28,7 +27,7 @@ function resolverOf(ctx: AppContext): DnsResolver {
  * and made outside it by the engine. A non-2xx answer, a timeout or a refused address fails the step with the
  * status and the first bytes of the answer; nothing is retried.
  */
-export async function runWebhook(step: StepRow, scope: StepContext): Promise<StepResult> {
+export async function runWebhook(step: StepOf<'WEBHOOK'>, scope: StepContext): Promise<StepResult> {
   const config = webhookStepConfig.parse(step.config)
   const contact = await scope.contact()
   const { execution, workflow, ctx } = scope
