@@ -23,17 +23,19 @@ import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { registerBillingRoutes } from './modules/billing/routes.js'
 import { registerCampaignRoutes } from './modules/campaigns/routes.js'
+import { registerCapturedMailRoutes } from './modules/captured-mail/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
 import { registerDomainRoutes } from './modules/domains/routes.js'
-import { registerEventRoutes } from './modules/events/routes.js'
+import { registerEventLogRoutes } from './modules/event-log/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
-import { registerMailboxRoutes } from './modules/mailbox/routes.js'
 import { registerMemberRoutes } from './modules/members/routes.js'
 import { registerMetricsRoute, registerRequestMetrics } from './modules/metrics/routes.js'
 import { registerOAuthRoutes } from './modules/oauth/routes.js'
+import { registerOpenClickRoutes } from './modules/opens-clicks/routes.js'
 import { registerProjectRoutes } from './modules/projects/routes.js'
 import { batchedKeyLookup, findMemberProject } from './modules/projects/service.js'
+import { registerProviderWebhookRoutes } from './modules/provider-webhooks/routes.js'
 import { registerReputationRoutes } from './modules/reputation/routes.js'
 import { reevaluateContacts } from './modules/segments/membership.js'
 import { registerSegmentRoutes } from './modules/segments/routes.js'
@@ -44,11 +46,9 @@ import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js'
 import { registerSuppressionRoutes } from './modules/suppressions/routes.js'
 import { registerTemplateRoutes } from './modules/templates/routes.js'
 import { registerTrackRoutes } from './modules/track/routes.js'
-import { registerTrackingRoutes } from './modules/tracking/routes.js'
 import { registerUploadRoutes } from './modules/uploads/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
-import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 import { registerWorkflowExecutionRoutes } from './modules/workflows/executions/routes.js'
 import { registerWorkflowRoutes } from './modules/workflows/routes.js'
 
@@ -132,11 +132,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerMemberRoutes(app, ctx)
   registerSetupStateRoutes(app, ctx)
   registerContactRoutes(app, ctx, (tx, changed) => reevaluateContacts(tx, ctx.log, changed))
-  registerEventRoutes(app, ctx)
+  registerEventLogRoutes(app, ctx)
   registerTrackRoutes(app, ctx)
   registerSendRoutes(app, ctx)
   await registerSubscriptionRoutes(app, ctx)
-  registerTrackingRoutes(app, ctx)
+  registerOpenClickRoutes(app, ctx)
   registerDomainRoutes(app, ctx)
   registerVerifyRoutes(app, ctx)
   registerTemplateRoutes(app, ctx)
@@ -145,13 +145,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerSegmentRoutes(app, ctx)
   registerWorkflowRoutes(app, ctx)
   registerWorkflowExecutionRoutes(app, ctx)
-  registerMailboxRoutes(app, ctx)
+  registerCapturedMailRoutes(app, ctx)
   registerSuppressionRoutes(app, ctx)
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
   registerMcpRoute(app, ctx)
-  await registerWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
+  await registerProviderWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
   await registerDashboard(app)
 
   return app

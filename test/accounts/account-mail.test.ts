@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { CapturedMessageView, MailboxPage } from '../../src/modules/mailbox/schemas.js'
+import type { CapturedMessageView, MailboxPage } from '../../src/modules/captured-mail/schemas.js'
 import { eventually } from '../helpers/emails.js'
 import { badPathBody } from '../helpers/errors.js'
 import { type Account, bearer, createAccount, sessionCookie, uniqueEmail } from '../helpers/factories.js'

@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { MailboxPage } from '../../src/modules/mailbox/schemas.js'
+import type { MailboxPage } from '../../src/modules/captured-mail/schemas.js'
 import { enqueue, eventually, findEmails, testEmail } from '../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'

@@ -54,7 +54,7 @@ describe('applying delivery feedback to an email', () => {
     await apply({ emailId }, { kind: 'delivery', at })
     await apply({ emailId }, { kind: 'open', at: new Date(at.getTime() + 1_000) })
     await apply({ emailId }, { kind: 'open', at: new Date(at.getTime() + 2_000) })
-    // A minute after delivery: a click within seconds of it is a link scanner's (test/tracking/machine.test.ts).
+    // A minute after delivery: a click within seconds of it is a link scanner's (test/opens-clicks/machine.test.ts).
     await apply({ emailId }, { kind: 'click', at: new Date(at.getTime() + 60_000), link: 'https://example.org/a' })
     // A delivery reported again, late: no second event, no downgrade.
     await apply({ emailId }, { kind: 'delivery', at: new Date(at.getTime() + 61_000) })

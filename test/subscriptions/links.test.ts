@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { MailboxPage } from '../../src/modules/mailbox/schemas.js'
+import type { MailboxPage } from '../../src/modules/captured-mail/schemas.js'
 import { addDomain } from '../helpers/domains.js'
 import { eventually } from '../helpers/emails.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js'
-import type { EventListQuery } from '../events/schemas.js'
-import { type EventPage, listEvents } from '../events/service.js'
+import type { EventListQuery } from '../event-log/schemas.js'
+import { type EventPage, listEvents } from '../event-log/service.js'
 import { getContact } from './service.js'
 
 /** `GET /events/contact/:contactId`: one contact's events, newest first; 404 for another project's contact. */

@@ -4,7 +4,7 @@ import { isReservedEventName } from '../../events/names.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { eventDataFrom } from '../contacts/data-rules.js'
 import { upsertContact, upsertContacts } from '../contacts/service.js'
-import { reservedEventError } from '../events/service.js'
+import { reservedEventError } from '../event-log/service.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
 import type { TrackBody } from './schemas.js'
 

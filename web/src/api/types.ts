@@ -18,6 +18,7 @@ import type {
   campaignTimeseries,
   campaignUpdate,
 } from '@server/modules/campaigns/schemas.js'
+import type { capturedMessageView, mailboxPage } from '@server/modules/captured-mail/schemas.js'
 import type { configView } from '@server/modules/config/schemas.js'
 import type {
   bulkView,
@@ -29,8 +30,7 @@ import type {
   usageView,
 } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
-import type { eventNameList, eventPage, eventStats } from '@server/modules/events/schemas.js'
-import type { capturedMessageView, mailboxPage } from '@server/modules/mailbox/schemas.js'
+import type { eventNameList, eventPage, eventStats } from '@server/modules/event-log/schemas.js'
 import type {
   invitationResponse,
   inviteResponse,

@@ -31,7 +31,7 @@ const hitOf = (request: FastifyRequest): HitRequest => ({
  * tokens are global (the email they name decides the project). Rate limited per tracking URL rather than per
  * address, because image proxies (Gmail) and link scanners fetch for many recipients from a few addresses.
  */
-export function registerTrackingRoutes(app: App, ctx: AppContext): void {
+export function registerOpenClickRoutes(app: App, ctx: AppContext): void {
   const tracking = { db: ctx.db, pool: ctx.pool, log: ctx.log, secret: ctx.config.secret }
   const config = {
     auth: 'none' as const,

@@ -10,7 +10,7 @@ const providerResult = z.object({
 })
 
 /** Internal receivers called by infrastructure: provider feedback through Amazon SNS. */
-export async function registerWebhookRoutes(app: App, ctx: AppContext, trust: SnsTrust): Promise<void> {
+export async function registerProviderWebhookRoutes(app: App, ctx: AppContext, trust: SnsTrust): Promise<void> {
   await app.register(async (scope: App) => {
     // SNS posts its JSON as `text/plain; charset=UTF-8`; parsed as JSON in this scope only.
     scope.removeContentTypeParser('text/plain')

@@ -13,7 +13,7 @@ const sendRaw = (reply: FastifyReply, raw: Buffer) => reply.type('message/rfc822
  * shows its own mail, and to those who may invite its invitation emails; `/users/@me/mailbox` shows a user their own
  * account emails (verification, password reset), with or without a project, verified or not.
  */
-export function registerMailboxRoutes(app: App, ctx: AppContext): void {
+export function registerCapturedMailRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
   const tags = ['mailbox']
   const options = (request: Parameters<typeof actorOf>[0]) => ({

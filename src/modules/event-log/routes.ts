@@ -4,7 +4,7 @@ import { projectOf } from '../../http/project.js'
 import { eventListQuery, eventNameList, eventNameParams, eventPage, eventStats, eventUsage } from './schemas.js'
 import { deleteEventsByName, findEventUsage, getEventStats, listEventNames, listEvents } from './service.js'
 
-export function registerEventRoutes(app: App, ctx: AppContext): void {
+export function registerEventLogRoutes(app: App, ctx: AppContext): void {
   const config = { auth: 'project' as const, role: 'MEMBER' as const }
   const tags = ['events']
 
