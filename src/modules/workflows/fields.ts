@@ -6,7 +6,7 @@ import type { WorkflowFields } from './schemas.js'
 type TypedField = WorkflowFields['typedFields'][number]
 
 /** How many of the newest events are read for their fields: enough to see every shape in use, bounded in cost. */
-export const eventSampleSize = 1_000
+const eventSampleSize = 1_000
 
 /** The field types a CONDITION editor offers; JSON objects, arrays and nulls read as text. */
 function fieldType(jsonType: string): TypedField['type'] {

@@ -16,7 +16,7 @@ export type StepExit = { condition: { branch: string } | null; waitOutcome: Wait
 const plainExit: StepExit = { condition: null, waitOutcome: null }
 
 /** A single CONDITION goes `yes` or `no`; a multi one takes a branch by id, or `default` when none matches. */
-export function branchesOf(config: Record<string, unknown>): string[] {
+function branchesOf(config: Record<string, unknown>): string[] {
   if (config.mode !== 'multi' || !Array.isArray(config.branches)) return ['yes', 'no']
   const ids = config.branches.flatMap((branch: unknown) =>
     typeof branch === 'object' && branch !== null && 'id' in branch && typeof branch.id === 'string' ? [branch.id] : [],

@@ -15,7 +15,7 @@ export const triggerEventName = waitForEventConfig.shape.eventName
 const maxTriggerConfigBytes = 16 * 1024
 
 export const stepTypeSchema = z.enum(workflowStepType.enumValues)
-export const triggerTypeSchema = z.enum(workflowTriggerType.enumValues)
+const triggerTypeSchema = z.enum(workflowTriggerType.enumValues)
 
 /** `enabled` is read and ignored: a workflow starts disabled whatever is sent (spec "Workflow"). */
 export const workflowCreate = z.object({
@@ -159,10 +159,9 @@ export type WorkflowView = z.infer<typeof workflowView>
 export const workflowUpdated = workflowView.extend({ project: z.object({ name: z.string() }) })
 export type WorkflowUpdated = z.infer<typeof workflowUpdated>
 
-export const workflowListItem = workflowView.extend({
+const workflowListItem = workflowView.extend({
   _count: z.object({ steps: z.number().int(), executions: z.number().int() }),
 })
-export type WorkflowListItem = z.infer<typeof workflowListItem>
 
 export const workflowPage = offsetPage(workflowListItem)
 export type WorkflowPage = z.infer<typeof workflowPage>

@@ -19,10 +19,10 @@ import { findWorkflowRow, toWorkflowView, type WorkflowRow } from './views.js'
 
 export { duplicateWorkflow } from './duplicate.js'
 export { listWorkflows } from './list.js'
-export { findWorkflowRow, getWorkflow } from './views.js'
+export { getWorkflow } from './views.js'
 
 /** The TRIGGER step a workflow's event makes: Plunk's name, place and config. */
-export function triggerStepValues(workflowId: string, eventName: string) {
+function triggerStepValues(workflowId: string, eventName: string) {
   return {
     workflowId,
     type: 'TRIGGER' as const,

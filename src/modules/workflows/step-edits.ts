@@ -13,7 +13,7 @@ import { assertProjectTemplate, assertTemplateAllowed, templateRequired, withTem
 import { findWorkflowRow, type StepRow, toStepView } from './views.js'
 
 /** Enough for any flow a person draws; keeps each graph check a small in-memory walk. */
-export const maxStepsPerWorkflow = 500
+const maxStepsPerWorkflow = 500
 
 /**
  * Where a new step is attached: the newest step that still has a way out free (a leaf, a CONDITION branch or a

@@ -3,7 +3,7 @@ import type { Executor } from '../../../db/client.js'
 import { workflowSteps, workflows, workflowTransitions } from '../../../db/schema/index.js'
 
 export type StepRow = typeof workflowSteps.$inferSelect
-export type TransitionRow = typeof workflowTransitions.$inferSelect
+type TransitionRow = typeof workflowTransitions.$inferSelect
 
 /** What a step ended with, for picking the transition out of it. */
 export type StepOutcome = { branch?: string; waitOutcome?: 'EVENT' | 'TIMEOUT' }

@@ -8,7 +8,7 @@ import { reevaluateContacts } from '../../segments/membership.js'
 
 type Execution = typeof workflowExecutions.$inferSelect
 export type StepExecutionInsert = PgInsertValue<typeof workflowStepExecutions>
-export type StepOutput = Record<string, unknown>
+type StepOutput = Record<string, unknown>
 
 /** An execution's row as a stretch leaves it. */
 export type ExecutionState = Pick<

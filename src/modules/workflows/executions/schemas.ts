@@ -44,7 +44,7 @@ export const executionView = z.object({
 })
 export type ExecutionView = z.infer<typeof executionView>
 
-export const executionListItem = executionView.extend({
+const executionListItem = executionView.extend({
   contact: z.object({ id: z.string(), email: z.string() }),
   currentStep: stepSummary.nullable(),
 })
@@ -57,7 +57,7 @@ export const executionPage = z.object({
   totalPages: z.number().int(),
 })
 
-export const stepExecutionView = z.object({
+const stepExecutionView = z.object({
   id: z.string(),
   executionId: z.string(),
   stepId: z.string().nullable(),

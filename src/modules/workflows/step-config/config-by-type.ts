@@ -34,7 +34,7 @@ function schemaFor(type: StepType, config: unknown): z.ZodType<Record<string, un
 }
 
 /** A stored config is kept small: it is read on every step an execution takes. */
-export const maxConfigBytes = 64 * 1024
+const maxConfigBytes = 64 * 1024
 
 /**
  * The config as the step type's schema reads it (defaults applied), or a ZodError whose paths start at `config`,

@@ -85,13 +85,7 @@ export const updateContactConfig = z
 
 export const exitConfig = z.object({ reason: z.string().max(500).default('exit_step') })
 
-export type TriggerConfig = z.infer<typeof triggerConfig>
-export type SendEmailConfig = z.infer<typeof sendEmailConfig>
 export type DelayConfig = z.infer<typeof delayConfig>
-export type WaitForEventConfig = z.infer<typeof waitForEventConfig>
-export type ConditionConfig = z.infer<typeof conditionConfig>
-export type UpdateContactConfig = z.infer<typeof updateContactConfig>
-export type ExitConfig = z.infer<typeof exitConfig>
 
 export function delayMinutes(delay: DelayConfig): number {
   return delay.amount * minutesPerUnit[delay.unit]

@@ -52,8 +52,8 @@ function embeddedIpv4(high: number | undefined, low: number | undefined): string
   return `${h >> 8}.${h & 0xff}.${l >> 8}.${l & 0xff}`
 }
 
-export const publicAddressPolicy: AddressPolicy = (address) => checkAddress(address, { allowPrivate: false })
-export const privateAddressPolicy: AddressPolicy = (address) => checkAddress(address, { allowPrivate: true })
+const publicAddressPolicy: AddressPolicy = (address) => checkAddress(address, { allowPrivate: false })
+const privateAddressPolicy: AddressPolicy = (address) => checkAddress(address, { allowPrivate: true })
 
 /** The policy WEBHOOK_ALLOW_PRIVATE selects; the same function each time, so agents can be cached by it. */
 export function addressPolicyFor(allowPrivate: boolean): AddressPolicy {

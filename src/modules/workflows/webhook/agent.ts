@@ -64,7 +64,7 @@ function guardedLookup(resolver: DnsResolver, policy: AddressPolicy): LookupFunc
  * Every A and AAAA address of `hostname`, all accepted by the policy. One refused address refuses the host:
  * a name that points at both a public and an internal address is either misconfigured or an attack.
  */
-export async function checkedAddresses(
+async function checkedAddresses(
   resolver: DnsResolver,
   policy: AddressPolicy,
   hostname: string,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { placeholderPattern } from './placeholders.js'
 
-export const webhookMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+const webhookMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type WebhookMethod = (typeof webhookMethods)[number]
 
 const maxUrlLength = 2048

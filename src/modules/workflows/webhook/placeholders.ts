@@ -25,7 +25,7 @@ const reservedNames = new Set(['unsubscribeUrl', 'subscribeUrl', 'manageUrl'])
  * Paths are dot-separated (`event.order.id`, `items.0.sku`) and read own properties only, so
  * `{{constructor}}` finds nothing. Undefined when nothing matches.
  */
-export function lookupPlaceholder(name: string, variables: WebhookVariables): unknown {
+function lookupPlaceholder(name: string, variables: WebhookVariables): unknown {
   if (name === 'id') return variables.contact.id
   if (name === 'email') return variables.contact.email
   if (reservedNames.has(name)) return variables.subscriptionUrls[name as keyof SubscriptionUrls]
@@ -47,7 +47,7 @@ function readPath(root: unknown, path: string): unknown {
 }
 
 /** How a value reads inside text: missing is empty, objects are their JSON. */
-export function placeholderText(value: unknown): string {
+function placeholderText(value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value === 'string') return value
   if (value instanceof Date) return value.toISOString()

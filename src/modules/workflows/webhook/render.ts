@@ -12,7 +12,7 @@ export type WebhookRequest = {
   body?: string
 }
 
-export const webhookUserAgent = 'Mailroom-Webhook/1'
+const webhookUserAgent = 'Mailroom-Webhook/1'
 
 const maxUrlInMessage = 200
 

@@ -30,11 +30,11 @@ export type WebhookResult = {
   redirects: number
 }
 
-export const defaultTimeoutMs = 10_000
-export const defaultMaxRedirects = 5
+const defaultTimeoutMs = 10_000
+const defaultMaxRedirects = 5
 /** Read this much of an answer at most: enough for the preview and to let a normal answer finish. */
-export const maxResponseBytes = 64 * 1024
-export const previewCharacters = 1_000
+const maxResponseBytes = 64 * 1024
+const previewCharacters = 1_000
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308])
 /** Credentials meant for the configured host; a redirect to another origin does not get them (as fetch). */

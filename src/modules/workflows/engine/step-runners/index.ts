@@ -13,7 +13,7 @@ import { runWebhook } from './webhook.js'
  * Every step type's runner, keyed by the type (the database enum's values): a type added to the schema without a
  * runner here, or a runner filed under another type than its own, is a type error.
  */
-export const stepRunners: { [T in StepType]: StepRunner<T> } = {
+const stepRunners: { [T in StepType]: StepRunner<T> } = {
   TRIGGER: runTrigger,
   SEND_EMAIL: runSendEmail,
   DELAY: runDelay,
