@@ -1,8 +1,8 @@
 import { inArray } from 'drizzle-orm'
-import { unsubscribeMailDomain } from '../../config.js'
+import type { Config } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import { campaigns, contacts } from '../../db/schema/index.js'
-import type { ContactRender } from '../../mail/outbound/contact-render.js'
+import { contactLinks } from '../../mail/outbound/contact-render.js'
 import type { Personalisation } from '../delivery/deliver.js'
 import type { ClaimedEmail } from '../delivery/sql.js'
 
@@ -50,12 +50,10 @@ export async function personaliseCampaignEmails(
   ])
   const campaignsById = new Map(campaignRows.map((row) => [row.id, row]))
   const contactsById = new Map(contactRows.map((row) => [row.id, row]))
-  const { publicUrl, secret } = ctx.config
-  const inboundDomain = unsubscribeMailDomain(ctx.config)
   for (const email of emails) {
     const campaign = email.campaignId ? campaignsById.get(email.campaignId) : undefined
     const contact = email.contactId ? contactsById.get(email.contactId) : undefined
-    result.set(email.id, personalise(email, campaign, contact, { publicUrl, secret, inboundDomain }))
+    result.set(email.id, personalise(email, campaign, contact, ctx.config))
   }
   return result
 }
@@ -64,7 +62,7 @@ function personalise(
   email: ClaimedEmail,
   campaign: CampaignContent | undefined,
   contact: Recipient | undefined,
-  links: Omit<ContactRender['links'], 'subject'>,
+  config: Config,
 ): Personalisation {
   if (!campaign || (campaign.status !== 'SENDING' && campaign.status !== 'SENT')) {
     return { error: personalisationErrors.cancelled }
@@ -78,7 +76,8 @@ function personalise(
       subject: campaign.subject,
       body: campaign.body,
       contact: { id: contact.id, email: contact.email, data: contact.data },
-      links: { ...links, subject },
+      links: contactLinks(config, subject),
+      listUnsubscribe: true,
     },
   }
 }

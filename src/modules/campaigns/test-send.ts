@@ -4,8 +4,8 @@ import type { Executor } from '../../db/client.js'
 import { contacts, emails, memberships, users } from '../../db/schema/index.js'
 import { AppError } from '../../errors.js'
 import { normalizeEmail } from '../../mail/address.js'
+import { contactLinks, renderForContact } from '../../mail/outbound/contact-render.js'
 import { renderEmail } from '../../mail/outbound/render.js'
-import { withSubscriptionUrls } from '../../mail/outbound/subscription-links.js'
 import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import { findCampaignRow } from './view.js'
@@ -54,17 +54,16 @@ export async function sendCampaignTest(
   await assertProjectMember(ctx.db, projectId, email)
   await assertSenderAllowed(ctx.db, ctx.config, projectId, campaign.from)
   const contact = await findContact(ctx.db, projectId, email)
-  const rendered = await renderEmail(
-    campaign,
-    contact
-      ? withSubscriptionUrls(
-          { id: contact.id, email: contact.email, data: contact.data },
-          ctx.config.publicUrl,
-          ctx.config.secret,
-          { projectId, contactId: contact.id },
-        )
-      : { email, data: {} },
-  )
+  // Without a contact there are no subscription links to render: the member is no contact of the project.
+  const rendered = contact
+    ? await renderForContact({
+        subject: campaign.subject,
+        body: campaign.body,
+        contact,
+        links: contactLinks(ctx.config, { projectId, contactId: contact.id }),
+        listUnsubscribe: false,
+      })
+    : await renderEmail(campaign, { email, data: {} })
   await ctx.db.transaction(async (tx) => {
     const [emailId] = await enqueueEmails(tx, projectId, [
       {

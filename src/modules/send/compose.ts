@@ -1,8 +1,5 @@
-import { unsubscribeMailDomain } from '../../config.js'
 import type { AppContext } from '../../context.js'
-import { listUnsubscribeHeaders } from '../../mail/outbound/list-unsubscribe.js'
-import { renderEmail } from '../../mail/outbound/render.js'
-import { withSubscriptionUrls } from '../../mail/outbound/subscription-links.js'
+import { contactLinks, renderForContact } from '../../mail/outbound/contact-render.js'
 import type { NewEmail, NewEmailAttachment } from '../delivery/service.js'
 import type { SendContent } from './content.js'
 import type { SendBody } from './schemas.js'
@@ -25,33 +22,20 @@ export async function composeEmail(
   contact: { id: string; email: string },
   requestData: Record<string, unknown>,
 ): Promise<NewEmail> {
-  const subject = { projectId, contactId: contact.id }
-  const rendered = await renderEmail(
-    content,
-    withSubscriptionUrls(
-      { id: contact.id, email: contact.email, data: requestData },
-      ctx.config.publicUrl,
-      ctx.config.secret,
-      subject,
-    ),
-  )
+  const rendered = await renderForContact({
+    subject: content.subject,
+    body: content.body,
+    contact: { id: contact.id, email: contact.email, data: requestData },
+    links: contactLinks(ctx.config, { projectId, contactId: contact.id }),
+    listUnsubscribe: content.marketing,
+  })
   return {
     from: content.from,
     to: { email: contact.email, name: recipient.name },
     replyTo: content.replyTo,
     subject: rendered.subject,
     html: rendered.html,
-    headers: content.marketing
-      ? {
-          ...body.headers,
-          ...listUnsubscribeHeaders({
-            publicUrl: ctx.config.publicUrl,
-            secret: ctx.config.secret,
-            subject,
-            inboundDomain: unsubscribeMailDomain(ctx.config),
-          }),
-        }
-      : body.headers,
+    headers: rendered.headers ? { ...body.headers, ...rendered.headers } : body.headers,
     attachments,
     contactId: contact.id,
     templateId: content.templateId,

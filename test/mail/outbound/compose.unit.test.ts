@@ -132,6 +132,7 @@ describe('rendering campaign content on a compose thread', () => {
         body: '<p>Hello {{ data.name }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
         contact: { id: links.subject.contactId, email: 'reader@example.org', data: { name: 'Ada <b>' } },
         links,
+        listUnsubscribe: true,
       },
     })
     expect(subject).toBe('Hi Ada <b>')
@@ -156,6 +157,7 @@ describe('rendering campaign content on a compose thread', () => {
         body: '{% for i in (1..100000000) %}x{% endfor %}',
         contact: { id: links.subject.contactId, email: 'reader@example.org', data: {} },
         links,
+        listUnsubscribe: true,
       },
     })
     await expect(composing).rejects.toThrow(ComposeError)
@@ -199,6 +201,7 @@ describe('composing on the calling thread (COMPOSE_THREADS=0)', () => {
             contactId: '6a1d0e2f-9b5c-4d7e-8f3a-2b4c6d8e0f1a',
           },
         },
+        listUnsubscribe: true,
       },
     })
     await expect(composing).rejects.toThrow(ComposeError)

@@ -1,10 +1,7 @@
 import { and, eq } from 'drizzle-orm'
-import { unsubscribeMailDomain } from '../../../../config.js'
 import { templates } from '../../../../db/schema/index.js'
 import { AppError } from '../../../../errors.js'
-import { listUnsubscribeHeaders } from '../../../../mail/outbound/list-unsubscribe.js'
-import { renderEmail } from '../../../../mail/outbound/render.js'
-import { withSubscriptionUrls } from '../../../../mail/outbound/subscription-links.js'
+import { contactLinks, type RenderedForContact, renderForContact } from '../../../../mail/outbound/contact-render.js'
 import { addUsage } from '../../../billing/usage.js'
 import { enqueueEmails } from '../../../delivery/service.js'
 import { sendEmailConfig } from '../../step-config/config.js'
@@ -33,19 +30,15 @@ export async function runSendEmail(step: StepRow, scope: StepContext): Promise<S
   if (marketing && toContact && !contact.subscribed) {
     return { kind: 'next', output: { ...summary, skipped: true, reason: 'unsubscribed' } }
   }
-  const subject = { projectId: scope.projectId, contactId: contact.id }
-  const { config: appConfig } = scope.ctx
-  let rendered: { subject: string; html: string }
+  let rendered: RenderedForContact
   try {
-    rendered = await renderEmail(
-      template,
-      withSubscriptionUrls(
-        { id: contact.id, email: contact.email, data: contact.data },
-        appConfig.publicUrl,
-        appConfig.secret,
-        subject,
-      ),
-    )
+    rendered = await renderForContact({
+      subject: template.subject,
+      body: template.body,
+      contact: { id: contact.id, email: contact.email, data: contact.data },
+      links: contactLinks(scope.ctx.config, { projectId: scope.projectId, contactId: contact.id }),
+      listUnsubscribe: marketing,
+    })
   } catch (err) {
     if (err instanceof AppError) return failed(err.message, summary)
     throw err
@@ -60,14 +53,7 @@ export async function runSendEmail(step: StepRow, scope: StepContext): Promise<S
       replyTo: template.replyTo,
       subject: rendered.subject,
       html: rendered.html,
-      headers: marketing
-        ? listUnsubscribeHeaders({
-            publicUrl: appConfig.publicUrl,
-            secret: appConfig.secret,
-            subject,
-            inboundDomain: unsubscribeMailDomain(appConfig),
-          })
-        : undefined,
+      headers: rendered.headers,
       // A custom recipient (a team inbox, say) is not the contact: the email is no part of its activity.
       contactId: toContact ? contact.id : null,
       templateId,
