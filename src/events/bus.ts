@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { AppContext } from '../context.js'
 import type { Executor, Transaction } from '../db/client.js'
-import { newTimeOrderedUuid } from '../db/time-ordered-uuid.js'
+import { insertEvents, newEventId } from './rows.js'
 
 /**
  * The in-app event bus.
@@ -57,18 +57,18 @@ export async function publishEvents(db: Executor, inputs: readonly EventInput[])
   if (inputs.length === 0) return []
   // Ids are made here so results map back to inputs without relying on RETURNING order.
   const rows = inputs.map((input) => ({
-    id: newTimeOrderedUuid(),
+    id: newEventId(),
     project_id: input.projectId,
     contact_id: input.contactId,
     name: input.name,
     data: input.data ?? {},
   }))
-  const result = await db.execute<{ id: string; created_at: string }>(sql`
-    INSERT INTO events (id, project_id, contact_id, name, data)
-    SELECT id, project_id, contact_id, name, data
+  const source = sql`SELECT id, project_id, contact_id, name, data
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      AS input(id uuid, project_id uuid, contact_id uuid, name text, data jsonb)
-    RETURNING id, created_at`)
+      AS input(id uuid, project_id uuid, contact_id uuid, name text, data jsonb)`
+  const result = await db.execute<{ id: string; created_at: string }>(
+    sql`${insertEvents(source)} RETURNING id, created_at`,
+  )
   const createdAt = new Map(result.rows.map((row) => [row.id, new Date(row.created_at)]))
   return rows.map((row) => ({ id: row.id, createdAt: createdAt.get(row.id) ?? new Date() }))
 }

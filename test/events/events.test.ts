@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import {
@@ -22,6 +23,7 @@ import {
 import { waitOnLoops } from '../helpers/loops.js'
 import { itRequiresTheSecretKey } from '../helpers/scoping.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
+import { createSegment, dataEquals } from '../segments/helpers.js'
 
 let server: TestServer
 
@@ -202,6 +204,37 @@ describe('event bus', () => {
       await elsewhere.end()
       unsubscribe()
       await isolated.close()
+    }
+  })
+})
+
+describe('event ids', () => {
+  /** The Unix milliseconds in a time-ordered id's first 48 bits; a random id's would be anywhere in 8,900 years. */
+  const timeOf = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)
+
+  it('every writer of events gives them time-ordered ids: the bus, the contact upserts and segment membership', async () => {
+    const account = await createAccount(server)
+    const email = uniqueEmail()
+    const v1Track = (payload: object) =>
+      server.app.inject({ method: 'POST', url: '/v1/track', headers: bearer(account.publicKey), payload })
+    expect((await v1Track({ email, event: 'first', data: { plan: 'pro' } })).statusCode).toBe(200)
+    // An explicit `subscribed` takes the single upsert, whose flip event is made in SQL.
+    expect((await v1Track({ email, event: 'second', subscribed: false })).statusCode).toBe(200)
+    await publish(server, [{ projectId: account.project.id, contactId: null, name: 'published' }])
+    const segment = await createSegment(server, account, {
+      name: 'Pro',
+      condition: dataEquals('plan', 'pro'),
+      trackMembership: true,
+    })
+    expect((await call(account, 'POST', `/segments/${segment.id}/compute`)).statusCode).toBe(200)
+
+    const rows = await server.ctx.db.execute<{ id: string; name: string; created_at: string }>(sql`
+      SELECT id, name, created_at FROM events WHERE project_id = ${account.project.id}`)
+    expect(rows.rows.map((row) => row.name).sort()).toEqual(
+      ['contact.unsubscribed', 'first', 'published', 'second', 'segment.pro.entry'].sort(),
+    )
+    for (const row of rows.rows) {
+      expect(Math.abs(timeOf(row.id) - new Date(row.created_at).getTime()), row.name).toBeLessThan(60_000)
     }
   })
 })

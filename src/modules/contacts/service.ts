@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../../db/client.js'
 import { contacts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { type PublishedEvent, publishEvents } from '../../events/bus.js'
 import { subscriptionEventName } from '../../events/names.js'
+import { newEventId } from '../../events/rows.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { emptyDataPatch, resolveContactData } from './data-rules.js'
 import type { ContactCreate, ContactUpdate, ContactView } from './schemas.js'
@@ -48,7 +48,7 @@ export async function upsertContact(
   options: ContactUpsertOptions,
 ): Promise<ContactUpsertResult> {
   const patch = resolveContactData(input.data)
-  const events = (options.events ?? []).map((event) => ({ id: randomUUID(), name: event.name, data: event.data ?? {} }))
+  const events = (options.events ?? []).map((event) => ({ id: newEventId(), name: event.name, data: event.data ?? {} }))
   const row = await upsertContactRow(
     db,
     projectId,
@@ -92,7 +92,7 @@ export async function upsertContacts(
     email: normalizeEmail(input.email),
     subscribedIfNew: input.subscribedIfNew,
     patch: resolveContactData(input.data),
-    event: input.event && { id: randomUUID(), name: input.event.name, data: input.event.data ?? {} },
+    event: input.event && { id: newEventId(), name: input.event.name, data: input.event.data ?? {} },
   }))
   const rows = await upsertContactRows(db, prepared)
   return prepared.map((input, index) => {

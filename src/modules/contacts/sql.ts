@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { contactSubscribedEvent, contactUnsubscribedEvent } from '../../events/names.js'
+import { insertEvents } from '../../events/rows.js'
 import type { ContactDataPatch } from './data-rules.js'
 import type { ContactView } from './schemas.js'
 
@@ -37,7 +38,7 @@ export type UpsertRow = ContactRow & {
   published_at: string
 }
 
-/** An event of the upserted contact, written by the same statement. */
+/** An event of the upserted contact, written by the same statement; `id` from `newEventId()`. */
 export type ContactEventInput = { id: string; name: string; data: Record<string, unknown> }
 
 /**
@@ -83,7 +84,7 @@ export async function upsertContactRow(
     ),
     ...(explicit
       ? [
-          sql`SELECT gen_random_uuid(), ${projectId}::uuid, outcome.id,
+          sql`SELECT NULL::uuid, ${projectId}::uuid, outcome.id,
             CASE WHEN outcome.subscribed THEN ${contactSubscribedEvent} ELSE ${contactUnsubscribedEvent} END::text,
             '{}'::jsonb
           FROM outcome WHERE outcome.subscription_changed`,
@@ -91,11 +92,7 @@ export async function upsertContactRow(
       : []),
   ]
   const publish =
-    published.length > 0
-      ? sql`, published AS (
-          INSERT INTO events (id, project_id, contact_id, name, data) ${sql.join(published, sql` UNION ALL `)}
-        )`
-      : sql``
+    published.length > 0 ? sql`, published AS (${insertEvents(sql.join(published, sql` UNION ALL `))})` : sql``
   const result = await db.execute<UpsertRow>(sql`
     WITH ${previous} written AS (
       INSERT INTO contacts (project_id, email, subscribed, data)
@@ -160,11 +157,10 @@ export async function upsertContactRows(db: Executor, inputs: readonly BatchUpse
         data = (c.data - ${unset}) || excluded.data,
         updated_at = now()
       RETURNING ${contactColumns}, project_id, (xmax = 0) AS inserted
-    ), published AS (
-      INSERT INTO events (id, project_id, contact_id, name, data)
+    ), published AS (${insertEvents(sql`
       SELECT input.event_id, input.project_id, written.id, input.event_name, input.event_data
       FROM input JOIN written ON written.project_id = input.project_id AND written.email = input.email
-      WHERE input.event_name IS NOT NULL
+      WHERE input.event_name IS NOT NULL`)}
     )
     SELECT input.ord, written.id, written.email, written.subscribed, written.snoozed_until, written.data,
       written.created_at, written.updated_at, written.inserted, now() AS published_at

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
-import { timeOrderedUuid } from '../../db/time-ordered-uuid.js'
+import { insertEvents } from '../../events/rows.js'
 import { segmentEventData, segmentEventName } from './events.js'
 
 /**
@@ -25,11 +25,10 @@ function publishChanges(segment: MembershipSegment, entered: SQL | undefined, ex
     entered && sql`SELECT contact_id, ${segmentEventName(segment, 'entry')}::text AS name FROM ${entered}`,
     exited && sql`SELECT contact_id, ${segmentEventName(segment, 'exit')}::text AS name FROM ${exited}`,
   ].filter((source) => source !== undefined)
-  return sql`, published AS (
-    INSERT INTO events (id, project_id, contact_id, name, data)
-    SELECT ${timeOrderedUuid}, ${segment.projectId}::uuid, change.contact_id, change.name, ${data}::jsonb
+  return sql`, published AS (${insertEvents(sql`
+    SELECT NULL::uuid, ${segment.projectId}::uuid, change.contact_id, change.name, ${data}::jsonb
     FROM (${sql.join(sources, sql` UNION ALL `)}) AS change
-    ORDER BY change.contact_id
+    ORDER BY change.contact_id`)}
   )`
 }
 
