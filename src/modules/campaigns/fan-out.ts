@@ -21,7 +21,8 @@ type ProjectSending = { slot: Date; tracking: string; held: boolean }
  * no contact is queued twice. The audience is frozen at the send: contacts created after it are not in it.
  * The emails are stored without content (the outbox renders each for its contact when it sends it) and with
  * send times spaced at the project's campaign rate, from the project's next free slot. The chunk that finds
- * the audience exhausted marks the campaign queued (and SENT, if every email already went out).
+ * the audience exhausted marks the campaign queued; if every email already went out, that makes it SENT
+ * (`completion.ts`).
  *
  * Returns true when more of the audience may remain; false when the campaign is fully queued, is not sending,
  * or another worker holds it.
@@ -80,11 +81,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
         SET total_recipients = m.total_recipients + counted.queued,
             fan_out_created_at = coalesce((SELECT created_at FROM last), m.fan_out_created_at),
             fan_out_contact_id = coalesce((SELECT id FROM last), m.fan_out_contact_id),
-            queued_at = CASE WHEN counted.queued < ${chunkSize} THEN now() END,
-            status = CASE
-              WHEN counted.queued < ${chunkSize}
-                AND m.sent_count + m.failed_count >= m.total_recipients + counted.queued THEN 'SENT'
-              ELSE m.status END
+            queued_at = CASE WHEN counted.queued < ${chunkSize} THEN now() END
         FROM counted
         WHERE m.id = ${campaign.id}
       )
