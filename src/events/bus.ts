@@ -35,7 +35,7 @@ export type BusEvent = {
   createdAt: Date
 }
 
-export type SubscriberScope = {
+type SubscriberScope = {
   ctx: AppContext
   tx: Transaction
   /** Runs `effect` once the batch's transaction has committed (not if it rolls back), e.g. to wake a loop. */

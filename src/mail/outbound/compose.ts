@@ -7,9 +7,9 @@ import { serializeMime } from './mime.js'
 import { applyTracking, type TrackingOptions } from './tracking-html.js'
 import { type EmailTracking, trackingOptions } from './tracking-links.js'
 
-export type MailAddress = { email: string; name?: string | null }
+type MailAddress = { email: string; name?: string | null }
 
-export type MailAttachment = {
+type MailAttachment = {
   filename: string
   contentType: string
   content: Uint8Array
@@ -103,7 +103,7 @@ function customHeaders(headers: Record<string, string> | undefined): Record<stri
  * links, readable as written (text-only readers cannot load a pixel anyway). Returns the message as a string
  * with a character per byte (latin1), with CRLF line ends.
  */
-export function composeMessage(message: MessageSpec, tracking?: TrackingOptions): string {
+function composeMessage(message: MessageSpec, tracking?: TrackingOptions): string {
   const composer = new MailComposer({
     from: { name: message.from.name ?? '', address: message.from.email },
     to: { name: message.to.name ?? '', address: message.to.email },

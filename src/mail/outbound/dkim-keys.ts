@@ -4,7 +4,7 @@ import { openSealedText, sealText } from '../../db/sealed-text.js'
 
 const generateKeyPairAsync = promisify(generateKeyPair)
 
-export const dkimKeyBits = 2048
+const dkimKeyBits = 2048
 
 export type DkimKeyPair = {
   /** Base64 DER SubjectPublicKeyInfo: the `p=` tag of the DKIM TXT record. */

@@ -15,8 +15,6 @@ export type ListUnsubscribeOptions = {
   inboundDomain?: string | undefined
 }
 
-export const listUnsubscribeHeaderNames = ['List-Unsubscribe', 'List-Unsubscribe-Post'] as const
-
 const mailboxPrefix = 'unsubscribe+'
 
 export function listUnsubscribeHeaders(options: ListUnsubscribeOptions): Record<string, string> {

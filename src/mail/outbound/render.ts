@@ -21,7 +21,7 @@ export type RenderedEmail = { subject: string; html: string }
 export type TemplateSyntaxError = { message: string; line: number; column: number }
 
 /** Bounds on one template, so a hostile or careless one cannot stall a worker. */
-export const renderLimits = {
+const renderLimits = {
   sourceChars: 2_000_000,
   renderMs: 2_000,
   /** LiquidJS's unit: objects and characters allocated by loops, joins and the like. */
@@ -103,7 +103,7 @@ export function validateTemplate(source: string): TemplateSyntaxError | undefine
   }
 }
 
-export function renderScope(variables: RenderVariables): Record<string, unknown> {
+function renderScope(variables: RenderVariables): Record<string, unknown> {
   const data = variables.data ?? {}
   const scope: Record<string, unknown> = { ...data, data, id: variables.id, email: variables.email }
   // Read through getters: the caller's URLs may themselves be getters that sign only when a template uses them.

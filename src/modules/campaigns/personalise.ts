@@ -10,7 +10,7 @@ type CampaignContent = Pick<typeof campaigns.$inferSelect, 'id' | 'subject' | 'b
 type Recipient = Pick<typeof contacts.$inferSelect, 'id' | 'email' | 'subscribed' | 'data'>
 
 /** Why a queued campaign email is not sent after all; each is final for that email. */
-export const personalisationErrors = {
+const personalisationErrors = {
   cancelled: 'campaign cancelled before this email was sent',
   deleted: 'contact deleted before this email was sent',
   unsubscribed: 'contact unsubscribed before this email was sent',

@@ -5,7 +5,7 @@ import { offsetPage, searchablePageQuery } from '../../http/pagination.js'
 import { contentFields, templateType } from '../templates/schemas.js'
 
 export const campaignStatusSchema = z.enum(campaignStatus.enumValues)
-export const audienceTypeSchema = z.enum(audienceType.enumValues)
+const audienceTypeSchema = z.enum(audienceType.enumValues)
 
 /**
  * A missing `segmentId` or `audienceCondition` is not a schema error here: the spec answers it with a 400 after
@@ -39,7 +39,7 @@ export type CampaignUpdate = z.infer<typeof campaignUpdate>
 export const campaignIdParams = z.object({ id: z.uuid() })
 
 /** No maximum is stated anywhere; the same as `/templates`, so one request never serialises a whole history. */
-export const maxCampaignPageSize = 100
+const maxCampaignPageSize = 100
 
 export const campaignListQuery = searchablePageQuery(maxCampaignPageSize).extend({
   status: campaignStatusSchema.optional(),
@@ -50,7 +50,7 @@ export type CampaignListQuery = z.infer<typeof campaignListQuery>
  * How far a SENDING campaign has got, from its counters: `queued` is the emails in the outbox waiting for the
  * transport, known once the fan-out has queued every recipient (null while it is still adding them).
  */
-export const campaignProgress = z.object({
+const campaignProgress = z.object({
   queued: z.number().int().nullable(),
   sent: z.number().int(),
   failed: z.number().int(),
@@ -72,7 +72,7 @@ const campaignCounters = z.object({
   unsubscribedCount: count,
 })
 
-export const campaignView = z.object({
+const campaignView = z.object({
   id: z.uuid(),
   name: z.string(),
   description: z.string().nullable(),
@@ -119,7 +119,6 @@ export const campaignTestBody = z.object({ email: z.email().max(254) })
  * omitted, null or empty sends now. The body itself may be left out.
  */
 export const campaignSendBody = z.object({ scheduledFor: z.unknown().optional() }).nullish()
-export type CampaignTestBody = z.infer<typeof campaignTestBody>
 
 // Percentages of `sentCount`; not bounded in the schema, so odd feedback can never turn a read into a 500.
 const rate = z.number()

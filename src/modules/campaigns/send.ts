@@ -35,7 +35,7 @@ function scheduledForError(message: string, code: 'invalid_date' | 'too_small'):
  * Any string `new Date()` reads is a time (the spec); omitted, null or empty means now. A time more than a minute
  * past is refused, as Plunk refuses it: a stale date copied from an example must never mail a whole audience at once.
  */
-export function parseScheduledFor(value: unknown): Date | undefined {
+function parseScheduledFor(value: unknown): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined
   const when = typeof value === 'string' || typeof value === 'number' ? new Date(value) : new Date(Number.NaN)
   if (Number.isNaN(when.getTime())) throw scheduledForError('Invalid scheduledFor date format', 'invalid_date')

@@ -11,7 +11,7 @@ import { assertSenderAllowed } from '../domains/service.js'
 import { findCampaignRow } from './view.js'
 
 /** Marks the message as a test for the member's mail filters, as Plunk's `X-Plunk-Test` does. */
-export const testHeader = 'X-Mailroom-Test'
+const testHeader = 'X-Mailroom-Test'
 
 async function assertProjectMember(db: Executor, projectId: string, email: string): Promise<void> {
   const [member] = await db

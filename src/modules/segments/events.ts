@@ -3,7 +3,7 @@
  * spaces and hyphens dropped, spaces to hyphens, hyphen runs collapsed and trimmed. "VIP Customers!" gives
  * "vip-customers".
  */
-export function slugifySegmentName(name: string): string {
+function slugifySegmentName(name: string): string {
   return name
     .toLowerCase()
     .trim()

@@ -177,7 +177,7 @@ async function findSegmentUsers(db: Executor, projectId: string, segmentId: stri
 }
 
 /** How many contacts are in the segment now: active members of a STATIC one, live matches of a DYNAMIC one. */
-export async function countSegmentMembers(db: Executor, segment: Segment): Promise<number> {
+async function countSegmentMembers(db: Executor, segment: Segment): Promise<number> {
   if (segment.type === 'STATIC' || !segment.condition) return countActiveMembers(db, segment.id)
   const prepared = await prepareCondition(db, segment.projectId, segment.condition, 'condition')
   return countMatchingContacts(db, segment.projectId, prepared)

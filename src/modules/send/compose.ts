@@ -4,7 +4,7 @@ import type { NewEmail, NewEmailAttachment } from '../delivery/service.js'
 import type { SendContent } from './content.js'
 import type { SendBody } from './schemas.js'
 
-export type Recipient = { email: string; name: string | null }
+type Recipient = { email: string; name: string | null }
 
 /** What one recipient's email is made of, the same on the single and the group-commit path. */
 export type RecipientEmail = {
