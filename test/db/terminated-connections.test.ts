@@ -71,14 +71,17 @@ describe('every connection of the database terminated', () => {
         timeout: promptlyMs,
       })
     }
-    // Past the listener's first retry: the NOTIFY of this send, not the wake that follows listening again, is what
-    // must reach the worker.
-    await vi.waitFor(async () => {
-      const { rows } = await worker.server.ctx.pool.query(
-        "SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN mailroom_outbox' AND datname = current_database()",
-      )
-      expect(rows).toHaveLength(1)
-    })
+    // Past the listener's retry: the NOTIFY of this send, not the wake that follows listening again, is what must
+    // reach the worker. The retry pause grows to 2 s while attempts keep failing, beyond waitFor's default 1 s.
+    await vi.waitFor(
+      async () => {
+        const { rows } = await worker.server.ctx.pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN mailroom_outbox' AND datname = current_database()",
+        )
+        expect(rows).toHaveLength(1)
+      },
+      { timeout: promptlyMs },
+    )
     const sentAt = Date.now()
     expect(await sendOne('after-the-cut@example.org')).toBe(200)
     await vi.waitFor(
