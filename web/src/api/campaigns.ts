@@ -1,21 +1,79 @@
-import { api } from './client'
+import { queryOptions } from '@tanstack/react-query'
+import { api, query } from './client'
+import { listContacts } from './contacts'
+import { listSegmentContacts, previewSegment } from './segments'
 import type {
   AudienceCount,
   AudienceCountInput,
   Campaign,
   CampaignCreated,
   CampaignInput,
+  CampaignPage,
   CampaignStats,
   CampaignTimeseries,
   CampaignUpdate,
 } from './types'
 
-export const campaignsKey = (projectId: string) => ['project', projectId, 'campaigns']
+/** Every campaign query of a project starts with this key, so one invalidation refreshes lists, records and stats. */
+const all = (projectId: string) => ['project', projectId, 'campaigns'] as const
 
 type Envelope = CampaignCreated
 const data = async (answer: Promise<Envelope>): Promise<Campaign> => (await answer).data
+type Audience = Pick<AudienceCountInput, 'audienceType' | 'segmentId' | 'audienceCondition'>
 
-export const getCampaign = (projectId: string, id: string) => data(api<Envelope>(`/campaigns/${id}`, { projectId }))
+/** The first contact of an audience by address, or null when it has no one (or its condition is not complete). */
+async function firstRecipient(projectId: string, audience: Audience, type: Campaign['type'], signal: AbortSignal) {
+  if (audience.audienceType === 'SEGMENT') {
+    if (!audience.segmentId) return null
+    return (await listSegmentContacts(projectId, audience.segmentId, 1, 1)).data[0] ?? null
+  }
+  if (audience.audienceType === 'FILTERED') {
+    const preview = await previewSegment(projectId, { condition: audience.audienceCondition, limit: 1 }, signal)
+    return preview.contacts[0] ?? null
+  }
+  // Marketing email goes to subscribed contacts only.
+  const subscribed = type === 'MARKETING' ? 'true' : undefined
+  const page = await listContacts(projectId, { limit: 1, sort: 'email', dir: 'asc', subscribed }, signal)
+  return page.data[0] ?? null
+}
+
+export const campaignQueries = {
+  all,
+  list: (projectId: string, params: { page: number; search?: string; status?: string }) =>
+    queryOptions({
+      queryKey: [...all(projectId), 'list', params],
+      queryFn: () => api<CampaignPage>(`/campaigns${query({ ...params, pageSize: 20 })}`, { projectId }),
+    }),
+  detail: (projectId: string, id: string) =>
+    queryOptions({
+      queryKey: [...all(projectId), id],
+      queryFn: () => data(api<Envelope>(`/campaigns/${id}`, { projectId })),
+    }),
+  /** Keyed by the campaign's counters, so each poll of a sending campaign that moved asks again. */
+  stats: (projectId: string, campaign: Pick<Campaign, 'id' | 'updatedAt' | 'sentCount'>) =>
+    queryOptions({
+      queryKey: [...all(projectId), campaign.id, 'stats', campaign.updatedAt, campaign.sentCount],
+      queryFn: () => api<CampaignStats>(`/campaigns/${campaign.id}/stats`, { projectId }),
+    }),
+  timeseries: (projectId: string, id: string, granularity: 'hour' | 'day', version: string) =>
+    queryOptions({
+      queryKey: [...all(projectId), id, 'timeseries', granularity, version],
+      queryFn: () => api<CampaignTimeseries>(`/campaigns/${id}/timeseries${query({ granularity })}`, { projectId }),
+    }),
+  /** Outside `all`, as are the two below: they answer for a form's draft, not for a saved campaign. */
+  audienceCount: (projectId: string, body: AudienceCountInput) =>
+    queryOptions({
+      queryKey: ['project', projectId, 'audience-count', body],
+      queryFn: ({ signal }) =>
+        api<AudienceCount>('/campaigns/audience/count', { method: 'POST', body, signal, projectId }),
+    }),
+  audienceSample: (projectId: string, audience: Audience, type: Campaign['type']) =>
+    queryOptions({
+      queryKey: ['project', projectId, 'audience-sample', audience, type],
+      queryFn: ({ signal }) => firstRecipient(projectId, audience, type, signal),
+    }),
+}
+
 export const createCampaign = (projectId: string, body: CampaignInput) =>
   data(api<Envelope>('/campaigns', { method: 'POST', body, projectId }))
 export const updateCampaign = (projectId: string, id: string, body: CampaignUpdate) =>
@@ -29,9 +87,3 @@ export const cancelCampaign = (projectId: string, id: string) =>
   data(api<Envelope>(`/campaigns/${id}/cancel`, { method: 'POST', body: {}, projectId }))
 export const testCampaign = (projectId: string, id: string, email: string) =>
   api<{ success: true; message: string }>(`/campaigns/${id}/test`, { method: 'POST', body: { email }, projectId })
-export const getCampaignStats = (projectId: string, id: string) =>
-  api<CampaignStats>(`/campaigns/${id}/stats`, { projectId })
-export const getCampaignTimeseries = (projectId: string, id: string, granularity: 'hour' | 'day') =>
-  api<CampaignTimeseries>(`/campaigns/${id}/timeseries?granularity=${granularity}`, { projectId })
-export const countAudience = (projectId: string, body: AudienceCountInput, signal?: AbortSignal) =>
-  api<AudienceCount>('/campaigns/audience/count', { method: 'POST', body, signal, projectId })

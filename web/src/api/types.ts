@@ -1,4 +1,4 @@
-import type { activityPage, activityTypeList } from '@server/modules/activity/schemas.js'
+import type { activityListQuery, activityPage, activityTypeList } from '@server/modules/activity/schemas.js'
 import type { timeseries, topCampaigns, topEvents } from '@server/modules/analytics/schemas.js'
 import type { messageView } from '@server/modules/auth/schemas.js'
 import type {
@@ -22,6 +22,7 @@ import type { capturedMessageView, mailboxPage } from '@server/modules/captured-
 import type { configView } from '@server/modules/config/schemas.js'
 import type {
   bulkView,
+  contactListQuery,
   contactPage,
   contactView,
   fieldList,
@@ -112,6 +113,8 @@ export type Wire<T> = T extends Date
 type Response<Schema extends z.ZodType> = Wire<z.output<Schema>>
 /** What a route accepts: its zod body schema's input. */
 type Request<Schema extends z.ZodType> = z.input<Schema>
+/** A cursor-paged list's query string: `limit` is coerced by the route (its input is `unknown`); we send numbers. */
+type ListQuery<Schema extends z.ZodType> = Omit<z.input<Schema>, 'limit'> & { limit?: number }
 
 export type User = Response<typeof userView>
 export type Credentials = Request<typeof credentials>
@@ -121,6 +124,7 @@ export type Domain = Response<typeof domainView>
 export type DnsRecord = Response<typeof dnsRecordView>
 export type Contact = Response<typeof contactView>
 export type ContactPage = Response<typeof contactPage>
+export type ContactListQuery = ListQuery<typeof contactListQuery>
 export type Template = Response<typeof templateView>
 export type TemplatePage = Response<typeof templatePage>
 export type TemplateInput = Request<typeof templateCreate>
@@ -163,6 +167,7 @@ export type SuppressionPage = Response<typeof suppressionPage>
 export type Suppression = SuppressionPage['data'][number]
 export type SuppressionInput = Request<typeof suppressionCreate>
 export type ActivityPage = Response<typeof activityPage>
+export type ActivityListQuery = ListQuery<typeof activityListQuery>
 export type Activity = ActivityPage['data'][number]
 export type ActivityTypes = Response<typeof activityTypeList>
 export type Timeseries = Response<typeof timeseries>

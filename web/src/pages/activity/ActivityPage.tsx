@@ -1,9 +1,8 @@
 import { Group, MultiSelect, Select, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
-import { api, query } from '../../api/client'
+import { activityQueries } from '../../api/activity'
 import { useProject } from '../../api/project-context'
-import type { ActivityPage as ActivityPageBody, ActivityTypes } from '../../api/types'
 import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { useCursors } from '../../components/use-cursors'
@@ -26,17 +25,9 @@ export function ActivityPage() {
   // Fixed when the period is chosen, so paging does not shift the window (and the query key stays stable).
   const startDate = useMemo(() => startOf(period), [period])
 
-  const known = useQuery({
-    queryKey: ['project', project.id, 'activity-types'],
-    queryFn: () => api<ActivityTypes>('/activity/types', { projectId: project.id }),
-  })
+  const known = useQuery(activityQueries.types(project.id))
   const feed = useQuery({
-    queryKey: ['project', project.id, 'activity', types, startDate, pages.cursor],
-    queryFn: () =>
-      api<ActivityPageBody>(
-        `/activity${query({ limit: 25, types: types.join(','), startDate, cursor: pages.cursor })}`,
-        { projectId: project.id },
-      ),
+    ...activityQueries.feed(project.id, { limit: 25, types: types.join(','), startDate, cursor: pages.cursor }),
     placeholderData: keepPreviousData,
   })
   const filtered = types.length > 0 || period !== 'all'

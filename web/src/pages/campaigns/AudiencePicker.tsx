@@ -1,10 +1,10 @@
 import { Fieldset, Group, Loader, SegmentedControl, Select, Stack, Text } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { countAudience } from '../../api/campaigns'
+import { campaignQueries } from '../../api/campaigns'
 import type { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import { segmentsQuery } from '../../api/segments'
+import { segmentQueries } from '../../api/segments'
 import type { AudienceCountInput, Campaign } from '../../api/types'
 import { ConditionBuilder, type ConditionTree, conditionErrors } from '../../components/conditions'
 
@@ -38,12 +38,11 @@ export function AudiencePicker({
   saveError?: ApiError
 }) {
   const { project } = useProject()
-  const segments = useQuery(segmentsQuery(project.id))
+  const segments = useQuery(segmentQueries.list(project.id))
   const [debounced] = useDebouncedValue({ ...audienceInput(value), type }, 400)
   const ready = debounced.audienceType !== 'SEGMENT' || Boolean(debounced.segmentId)
   const count = useQuery({
-    queryKey: ['project', project.id, 'audience-count', debounced],
-    queryFn: ({ signal }) => countAudience(project.id, debounced, signal),
+    ...campaignQueries.audienceCount(project.id, debounced),
     enabled: ready,
     placeholderData: keepPreviousData,
     retry: false,

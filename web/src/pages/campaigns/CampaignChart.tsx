@@ -2,7 +2,7 @@ import { Group, SegmentedControl, Stack, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
-import { campaignsKey, getCampaignTimeseries } from '../../api/campaigns'
+import { campaignQueries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { CampaignTimeseries } from '../../api/types'
 import { useChartColors } from '../../components/chart-colors'
@@ -50,10 +50,7 @@ export function CampaignChart({ campaignId, version }: { campaignId: string; ver
   const { project } = useProject()
   const [granularity, setGranularity] = useState<Granularity>('hour')
   const colors = useChartColors()
-  const timeseries = useQuery({
-    queryKey: [...campaignsKey(project.id), campaignId, 'timeseries', granularity, version],
-    queryFn: () => getCampaignTimeseries(project.id, campaignId, granularity),
-  })
+  const timeseries = useQuery(campaignQueries.timeseries(project.id, campaignId, granularity, version))
   return (
     <Stack gap="xs">
       <Group justify="space-between">

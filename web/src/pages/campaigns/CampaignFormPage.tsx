@@ -2,7 +2,7 @@ import { Anchor, Button, Grid, Group, Select, Stack, Textarea, TextInput } from 
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
-import { campaignsKey, createCampaign, getCampaign, updateCampaign } from '../../api/campaigns'
+import { campaignQueries, createCampaign, updateCampaign } from '../../api/campaigns'
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { Campaign } from '../../api/types'
@@ -56,8 +56,7 @@ export function CampaignFormPage() {
       </Anchor>
       <LoadForEdit
         id={id}
-        queryKey={[...campaignsKey(project.id), id]}
-        load={(campaignId) => getCampaign(project.id, campaignId)}
+        query={(campaignId) => campaignQueries.detail(project.id, campaignId)}
         label="Loading the campaign"
       >
         {(loaded) =>
@@ -93,7 +92,7 @@ function CampaignForm({ initial, id }: { initial: Draft; id?: string }) {
       return id ? updateCampaign(project.id, id, body) : createCampaign(project.id, body)
     },
     onSuccess: async (saved) => {
-      await queryClient.invalidateQueries({ queryKey: campaignsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: campaignQueries.all(project.id) })
       notifySuccess(`Campaign “${saved.name}” saved`)
       navigate(`/campaigns/${saved.id}`)
     },

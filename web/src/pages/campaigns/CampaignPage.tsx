@@ -1,7 +1,7 @@
 import { Anchor, Box, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
-import { campaignsKey, deleteCampaign, getCampaign } from '../../api/campaigns'
+import { campaignQueries, deleteCampaign } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { Campaign } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
@@ -25,8 +25,7 @@ export function CampaignPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
   const campaign = useQuery({
-    queryKey: [...campaignsKey(project.id), id],
-    queryFn: () => getCampaign(project.id, id),
+    ...campaignQueries.detail(project.id, id),
     refetchInterval: (query) => pollMs(query.state.data),
   })
   return (
@@ -77,7 +76,7 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
             onDone={async () => {
               notifySuccess(`Campaign “${campaign.name}” deleted`)
               navigate('/campaigns')
-              await queryClient.invalidateQueries({ queryKey: campaignsKey(project.id) })
+              await queryClient.invalidateQueries({ queryKey: campaignQueries.all(project.id) })
             }}
           >
             The campaign is deleted. Emails already sent stay in the contacts’ history.

@@ -1,11 +1,9 @@
 import { useDebouncedValue } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, query } from '../../api/client'
+import { campaignQueries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
-import { listSegmentContacts, previewSegment } from '../../api/segments'
-import type { Campaign, ContactPage } from '../../api/types'
-import type { SampleContact } from '../templates/PreviewContactPicker'
+import type { Campaign } from '../../api/types'
 import { PreviewPanel } from '../templates/PreviewPanel'
 import { useTemplatePreview } from '../templates/use-template-preview'
 import { type Audience, audienceInput } from './AudiencePicker'
@@ -17,27 +15,7 @@ import { type Audience, audienceInput } from './AudiencePicker'
 function useAudienceSample(audience: Audience, type: Campaign['type']) {
   const { project } = useProject()
   const [input] = useDebouncedValue(audienceInput(audience), 400)
-  return useQuery({
-    queryKey: ['project', project.id, 'audience-sample', input, type],
-    queryFn: async ({ signal }): Promise<SampleContact | null> => {
-      if (input.audienceType === 'SEGMENT') {
-        if (!input.segmentId) return null
-        return (await listSegmentContacts(project.id, input.segmentId, 1, 1)).data[0] ?? null
-      }
-      if (input.audienceType === 'FILTERED') {
-        const preview = await previewSegment(project.id, { condition: input.audienceCondition, limit: 1 }, signal)
-        return preview.contacts[0] ?? null
-      }
-      // Marketing email goes to subscribed contacts only.
-      const subscribed = type === 'MARKETING' ? 'true' : undefined
-      const page = await api<ContactPage>(`/contacts${query({ limit: 1, sort: 'email', dir: 'asc', subscribed })}`, {
-        projectId: project.id,
-        signal,
-      })
-      return page.data[0] ?? null
-    },
-    retry: false,
-  })
+  return useQuery({ ...campaignQueries.audienceSample(project.id, input, type), retry: false })
 }
 
 /**

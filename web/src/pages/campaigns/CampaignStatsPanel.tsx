@@ -2,7 +2,7 @@ import { Anchor, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { lazy, Suspense } from 'react'
 import { Link } from 'react-router'
-import { campaignsKey, getCampaignStats } from '../../api/campaigns'
+import { campaignQueries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
 import type { Campaign, CampaignStats } from '../../api/types'
 import { Loading, QueryState } from '../../components/states'
@@ -41,11 +41,7 @@ function shownTiles(data: Totals): Tile[] {
 /** The API's counters as they are, with their rates, and the emails' activity over time. */
 export function CampaignStatsPanel({ campaign }: { campaign: Campaign }) {
   const { project } = useProject()
-  const stats = useQuery({
-    // Keyed by the campaign's counters, so each poll of a sending campaign that moved asks again.
-    queryKey: [...campaignsKey(project.id), campaign.id, 'stats', campaign.updatedAt, campaign.sentCount],
-    queryFn: () => getCampaignStats(project.id, campaign.id),
-  })
+  const stats = useQuery(campaignQueries.stats(project.id, campaign))
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="stats-title">
       <Title order={2} size="h4" id="stats-title" mb="sm">

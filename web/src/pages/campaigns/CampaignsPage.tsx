@@ -1,10 +1,8 @@
 import { Button, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
-import { campaignsKey } from '../../api/campaigns'
-import { api, query } from '../../api/client'
+import { campaignQueries } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
-import type { CampaignPage } from '../../api/types'
 import { DataTable } from '../../components/DataTable'
 import { ListEmptyState } from '../../components/ListEmptyState'
 import { ListFilters } from '../../components/ListFilters'
@@ -19,11 +17,7 @@ export function CampaignsPage() {
   const filters = useListFilters()
   const { debounced, option: status, page } = filters
   const campaigns = useQuery({
-    queryKey: [...campaignsKey(project.id), 'list', debounced, status, page],
-    queryFn: () =>
-      api<CampaignPage>(`/campaigns${query({ page, pageSize: 20, search: debounced, status: status ?? undefined })}`, {
-        projectId: project.id,
-      }),
+    ...campaignQueries.list(project.id, { page, search: debounced, status: status ?? undefined }),
     placeholderData: keepPreviousData,
     // Sending campaigns move; keep their counts current.
     refetchInterval: (q) => (q.state.data?.data.some((c) => c.status === 'SENDING') ? 3_000 : false),

@@ -4,7 +4,7 @@ import { DateTimePicker } from '@mantine/dates'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import dayjs from 'dayjs'
 import { useState } from 'react'
-import { campaignsKey, cancelCampaign, sendCampaign, testCampaign } from '../../api/campaigns'
+import { campaignQueries, cancelCampaign, sendCampaign, testCampaign } from '../../api/campaigns'
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import { meQuery } from '../../api/session'
@@ -19,7 +19,7 @@ const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
 export function SendPanel({ campaign }: { campaign: Campaign }) {
   const { project } = useProject()
   const queryClient = useQueryClient()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: campaignsKey(project.id) })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: campaignQueries.all(project.id) })
   const sendable = campaign.status === 'DRAFT' || campaign.status === 'SCHEDULED'
   const cancellable = campaign.status === 'SCHEDULED' || campaign.status === 'SENDING'
   return (

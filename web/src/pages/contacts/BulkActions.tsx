@@ -1,11 +1,10 @@
 import { Button, Group, Paper, Select, Text } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { api } from '../../api/client'
-import { contactsKey } from '../../api/contacts'
+import { contactJobQueries, contactQueries, startBulkAction } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import { segmentsKey, segmentsQuery } from '../../api/segments'
-import type { BulkJob, JobAccepted, MembersAdded } from '../../api/types'
+import { addSegmentMembers, segmentQueries } from '../../api/segments'
+import type { BulkJob } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert } from '../../components/states'
@@ -24,15 +23,10 @@ export function BulkActions({ selected, onDone }: { selected: Map<string, string
   const count = selected.size
 
   const start = useMutation({
-    mutationFn: (action: Action) =>
-      api<JobAccepted>(`/contacts/bulk-${action}`, {
-        method: 'POST',
-        body: { contactIds: [...selected.keys()] },
-        projectId: project.id,
-      }),
+    mutationFn: (action: Action) => startBulkAction(project.id, action, [...selected.keys()]),
     onSuccess: (accepted) => setJobId(accepted.jobId),
   })
-  const job = useJob<BulkJob>(jobId && `/contacts/bulk/${jobId}`)
+  const job = useJob(contactJobQueries.bulk(project.id, jobId ?? ''), jobId !== undefined)
   const finished = jobDone(job.data) ? job.data : undefined
   useEffect(() => {
     if (!finished) return
@@ -42,22 +36,17 @@ export function BulkActions({ selected, onDone }: { selected: Map<string, string
       notifySuccess(`${done[finished.action]} ${finished.affected} of ${finished.total} contacts`)
       onDone()
     }
-    void queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
+    void queryClient.invalidateQueries({ queryKey: contactQueries.all(project.id) })
   }, [finished, onDone, queryClient, project.id])
 
-  const segments = useQuery(segmentsQuery(project.id))
+  const segments = useQuery(segmentQueries.list(project.id))
   const staticSegments = (segments.data ?? []).filter((segment) => segment.type === 'STATIC')
   const addToSegment = useMutation({
-    mutationFn: (id: string) =>
-      api<MembersAdded>(`/segments/${id}/members`, {
-        method: 'POST',
-        body: { emails: [...selected.values()] },
-        projectId: project.id,
-      }),
+    mutationFn: (id: string) => addSegmentMembers(project.id, id, [...selected.values()]),
     onSuccess: (result) => {
       const name = staticSegments.find((segment) => segment.id === segmentId)?.name ?? 'the segment'
       notifySuccess(`Added ${result.added} contacts to ${name}`)
-      void queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })
+      void queryClient.invalidateQueries({ queryKey: segmentQueries.all(project.id) })
       onDone()
     },
   })

@@ -1,10 +1,9 @@
 import { Anchor, Button, Code, Group, Paper, Stack, Switch, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
-import { api, query } from '../../api/client'
-import { contactsKey } from '../../api/contacts'
+import { contactQueries, deleteContact, updateContactSubscription } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ActivityPage, Contact } from '../../api/types'
+import type { Contact } from '../../api/types'
 import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
 import { ActivityFeed } from '../activity/ActivityFeed'
 
@@ -15,47 +14,41 @@ function show(value: unknown): string {
 export function ContactPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const key = ['project', project.id, 'contact', id]
-  const contact = useQuery({ queryKey: key, queryFn: () => api<Contact>(`/contacts/${id}`, { projectId: project.id }) })
+  const contact = useQuery(contactQueries.detail(project.id, id))
   return (
     <>
       <Anchor component={Link} to="/contacts" size="sm">
         ← All contacts
       </Anchor>
       <QueryState query={contact} label="Loading the contact">
-        {(loaded) => <ContactDetails contact={loaded} queryKey={key} />}
+        {(loaded) => <ContactDetails contact={loaded} />}
       </QueryState>
     </>
   )
 }
 
-function ContactDetails({ contact, queryKey }: { contact: Contact; queryKey: unknown[] }) {
+function ContactDetails({ contact }: { contact: Contact }) {
   const { project } = useProject()
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const update = useMutation({
-    mutationFn: (subscribed: boolean) =>
-      api<Contact>(`/contacts/${contact.id}`, { method: 'PATCH', body: { subscribed }, projectId: project.id }),
+    mutationFn: (subscribed: boolean) => updateContactSubscription(project.id, contact.id, subscribed),
     onSuccess: (updated) => {
-      queryClient.setQueryData(queryKey, updated)
+      queryClient.setQueryData(contactQueries.detail(project.id, contact.id).queryKey, updated)
       // The change is an entry of the contact's activity too.
-      void queryClient.invalidateQueries({ queryKey: [...queryKey, 'activity'] })
-      return queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
+      void queryClient.invalidateQueries({ queryKey: contactQueries.activity(project.id, contact.id).queryKey })
+      return queryClient.invalidateQueries({ queryKey: contactQueries.all(project.id) })
     },
   })
   const remove = useMutation({
-    mutationFn: () => api(`/contacts/${contact.id}`, { method: 'DELETE', projectId: project.id }),
+    mutationFn: () => deleteContact(project.id, contact.id),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: contactQueries.all(project.id) })
       navigate('/contacts', { replace: true })
     },
   })
   // The activity feed of this contact: the same human labels and sentences as the Activity page.
-  const activity = useQuery({
-    queryKey: [...queryKey, 'activity'],
-    queryFn: () =>
-      api<ActivityPage>(`/activity${query({ contactId: contact.id, limit: 20 })}`, { projectId: project.id }),
-  })
+  const activity = useQuery(contactQueries.activity(project.id, contact.id))
   const fields = Object.entries(contact.data)
 
   return (

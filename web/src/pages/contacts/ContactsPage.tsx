@@ -3,10 +3,8 @@ import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useEffect, useState } from 'react'
 import { Link } from 'react-router'
-import { api, query } from '../../api/client'
-import { contactsKey } from '../../api/contacts'
+import { contactQueries } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactPage } from '../../api/types'
 import { QueryPager } from '../../components/QueryPager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { TableFrame } from '../../components/TableFrame'
@@ -36,19 +34,14 @@ export function ContactsPage() {
   const [total, setTotal] = useState<number>()
 
   const contacts = useQuery({
-    queryKey: [...contactsKey(project.id), debounced, subscribed, sort, cursor],
-    queryFn: () =>
-      api<ContactPage>(
-        `/contacts${query({
-          limit: 25,
-          search: debounced,
-          subscribed: subscribed === 'all' ? undefined : subscribed,
-          sort: sortField,
-          dir: sortDir,
-          cursor,
-        })}`,
-        { projectId: project.id },
-      ),
+    ...contactQueries.list(project.id, {
+      limit: 25,
+      search: debounced,
+      subscribed: subscribed === 'all' ? undefined : subscribed,
+      sort: sortField,
+      dir: sortDir,
+      cursor,
+    }),
     placeholderData: keepPreviousData,
   })
   // The API counts only on the first page (0 after it), so the count of the first page is kept.

@@ -1,9 +1,7 @@
 import { List, Text } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { api } from '../../api/client'
-import { contactsKey } from '../../api/contacts'
+import { contactQueries, deleteContactField } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { FieldUsage } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { notifySuccess } from '../../components/notify'
 
@@ -19,18 +17,13 @@ export function DeleteFieldDialog({
 }) {
   const { project } = useProject()
   const queryClient = useQueryClient()
-  const path = `/contacts/fields/${encodeURIComponent(field ?? '')}`
-  const usage = useQuery({
-    queryKey: [...contactsKey(project.id), 'field-usage', field],
-    queryFn: () => api<FieldUsage>(`${path}/usage`, { projectId: project.id }),
-    enabled: field !== undefined,
-  })
+  const usage = useQuery({ ...contactQueries.fieldUsage(project.id, field ?? ''), enabled: field !== undefined })
   const remove = useMutation({
-    mutationFn: () => api<{ field: string; contacts: number }>(path, { method: 'DELETE', projectId: project.id }),
+    mutationFn: () => deleteContactField(project.id, field ?? ''),
     onSuccess: async (result) => {
       notifySuccess(`Removed data.${result.field} from ${result.contacts} contacts`)
       onClose()
-      await queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: contactQueries.all(project.id) })
     },
   })
   const uses = usage.data

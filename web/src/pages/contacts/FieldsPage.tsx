@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Code, Progress, Stack, Table, Text } from '@mant
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
-import { contactFieldsQuery } from '../../api/contacts'
+import { contactQueries } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
@@ -13,7 +13,7 @@ import { DeleteFieldDialog } from './DeleteFieldDialog'
 export function FieldsPage() {
   const { project } = useProject()
   const [deleting, setDeleting] = useState<{ field: string; count: number }>()
-  const fields = useQuery(contactFieldsQuery(project.id))
+  const fields = useQuery(contactQueries.fields(project.id))
   return (
     <Stack gap="md" maw={960}>
       <Anchor component={Link} to="/contacts" size="sm">

@@ -2,10 +2,9 @@ import { Anchor, Button, FileInput, Group, Paper, Stack, Text } from '@mantine/c
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
-import { ApiError, api } from '../../api/client'
-import { contactsKey } from '../../api/contacts'
+import { ApiError } from '../../api/client'
+import { contactJobQueries, contactQueries, importContacts } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactImport, JobAccepted } from '../../api/types'
 import { ErrorAlert, PageHeader } from '../../components/states'
 import { ImportProgress } from './ImportProgress'
 import { jobDone, useJob } from './use-job'
@@ -18,17 +17,13 @@ export function ImportPage() {
   const jobId = params.get('job') ?? undefined
   const [file, setFile] = useState<File | null>(null)
   const upload = useMutation({
-    mutationFn: (csv: File) => {
-      const form = new FormData()
-      form.append('file', csv)
-      return api<JobAccepted>('/contacts/import', { method: 'POST', body: form, projectId: project.id })
-    },
+    mutationFn: (csv: File) => importContacts(project.id, csv),
     onSuccess: (accepted) => setParams({ job: accepted.jobId }),
   })
-  const job = useJob<ContactImport>(jobId && `/contacts/import/${jobId}`)
+  const job = useJob(contactJobQueries.import(project.id, jobId ?? ''), jobId !== undefined)
   const finished = jobDone(job.data)
   useEffect(() => {
-    if (finished) void queryClient.invalidateQueries({ queryKey: contactsKey(project.id) })
+    if (finished) void queryClient.invalidateQueries({ queryKey: contactQueries.all(project.id) })
   }, [finished, queryClient, project.id])
 
   const error = upload.error instanceof ApiError ? upload.error : undefined

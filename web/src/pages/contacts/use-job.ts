@@ -1,18 +1,14 @@
-import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
-import { useProject } from '../../api/project-context'
+import { type QueryKey, type UseQueryOptions, useQuery } from '@tanstack/react-query'
 
 type Job = { state: 'queued' | 'running' | 'completed' | 'failed' }
 
 export const jobDone = (job: Job | undefined) => job?.state === 'completed' || job?.state === 'failed'
 
-/** A queued contacts job (import or bulk action), polled until it completes or fails. */
-export function useJob<T extends Job>(path: string | undefined) {
-  const { project } = useProject()
+/** A queued contacts job (`contactJobQueries`: import or bulk action), polled until it completes or fails. */
+export function useJob<T extends Job, Key extends QueryKey>(job: UseQueryOptions<T, Error, T, Key>, started: boolean) {
   return useQuery({
-    queryKey: ['project', project.id, 'job', path],
-    queryFn: () => api<T>(path ?? '', { projectId: project.id }),
-    enabled: path !== undefined,
+    ...job,
+    enabled: started,
     refetchInterval: (query) => (jobDone(query.state.data) ? false : 500),
   })
 }

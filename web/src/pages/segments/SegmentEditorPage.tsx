@@ -15,7 +15,7 @@ import { type FormEvent, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import { createSegment, getSegment, segmentsKey, updateSegment } from '../../api/segments'
+import { createSegment, segmentQueries, updateSegment } from '../../api/segments'
 import type { Segment } from '../../api/types'
 import {
   ConditionBuilder,
@@ -61,8 +61,7 @@ export function SegmentEditorPage() {
       </Anchor>
       <LoadForEdit
         id={id}
-        queryKey={[...segmentsKey(project.id), id]}
-        load={(segmentId) => getSegment(project.id, segmentId)}
+        query={(segmentId) => segmentQueries.detail(project.id, segmentId)}
         label="Loading the segment"
       >
         {(loaded) =>
@@ -96,7 +95,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
         : createSegment(project.id, { ...common, type: draft.type, ...condition })
     },
     onSuccess: async (saved) => {
-      await queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: segmentQueries.all(project.id) })
       notifySuccess(`Segment “${saved.name}” saved`)
       navigate(`/segments/${saved.id}`)
     },

@@ -2,7 +2,7 @@ import { Group, Table, Text, Title } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useProject } from '../../api/project-context'
-import { listSegmentContacts, segmentsKey } from '../../api/segments'
+import { segmentQueries } from '../../api/segments'
 import type { Segment } from '../../api/types'
 import { DataTable } from '../../components/DataTable'
 import { PagedList } from '../../components/PagedList'
@@ -15,8 +15,7 @@ export function SegmentMembers({ segment }: { segment: Segment }) {
   const { project } = useProject()
   const [page, setPage] = useState(1)
   const members = useQuery({
-    queryKey: [...segmentsKey(project.id), segment.id, 'contacts', page],
-    queryFn: () => listSegmentContacts(project.id, segment.id, page),
+    ...segmentQueries.members(project.id, segment.id, page),
     placeholderData: keepPreviousData,
   })
   return (

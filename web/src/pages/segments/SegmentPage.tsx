@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Group, Paper, Stack, Switch, Text } from '@manti
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
-import { deleteSegment, getSegment, segmentsKey, updateSegment } from '../../api/segments'
+import { deleteSegment, segmentQueries, updateSegment } from '../../api/segments'
 import type { Segment } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
 import { notifySuccess } from '../../components/notify'
@@ -13,7 +13,7 @@ import { StaticMembersForm } from './StaticMembersForm'
 export function SegmentPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const segment = useQuery({ queryKey: [...segmentsKey(project.id), id], queryFn: () => getSegment(project.id, id) })
+  const segment = useQuery(segmentQueries.detail(project.id, id))
   return (
     <>
       <Anchor component={Link} to="/segments" size="sm">
@@ -30,7 +30,7 @@ function SegmentView({ segment }: { segment: Segment }) {
   const { project } = useProject()
   const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: segmentQueries.all(project.id) })
   const tracking = useMutation({
     mutationFn: (trackMembership: boolean) => updateSegment(project.id, segment.id, { trackMembership }),
     onSuccess: async (saved) => {

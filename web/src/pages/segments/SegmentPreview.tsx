@@ -3,7 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
-import { previewSegment } from '../../api/segments'
+import { segmentQueries } from '../../api/segments'
 import type { ConditionTree } from '../../components/conditions'
 
 /**
@@ -14,8 +14,7 @@ export function useSegmentPreview(condition: ConditionTree | undefined, segmentI
   const { project } = useProject()
   const [debounced] = useDebouncedValue(condition, 400)
   return useQuery({
-    queryKey: ['project', project.id, 'segment-preview', segmentId, debounced],
-    queryFn: ({ signal }) => previewSegment(project.id, { condition: debounced, segmentId, limit: 10 }, signal),
+    ...segmentQueries.preview(project.id, debounced, segmentId),
     enabled: debounced !== undefined,
     placeholderData: keepPreviousData,
     retry: false,

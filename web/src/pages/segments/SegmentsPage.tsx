@@ -2,14 +2,14 @@ import { Badge, Button, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
-import { segmentsQuery } from '../../api/segments'
+import { segmentQueries } from '../../api/segments'
 import { DataTable } from '../../components/DataTable'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { TruncatedLink } from '../../components/TruncatedLink'
 
 export function SegmentsPage() {
   const { project } = useProject()
-  const segments = useQuery(segmentsQuery(project.id))
+  const segments = useQuery(segmentQueries.list(project.id))
   const create = (
     <Button component={Link} to="/segments/new">
       New segment

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import { addSegmentMembers, removeSegmentMembers, segmentsKey } from '../../api/segments'
+import { addSegmentMembers, removeSegmentMembers, segmentQueries } from '../../api/segments'
 import { ErrorAlert } from '../../components/states'
 
 /** Addresses as typed: one per line, or separated by commas, semicolons or spaces. */
@@ -43,7 +43,7 @@ export function StaticMembersForm({ segmentId }: { segmentId: string }) {
     onSuccess: async (message) => {
       setOutcome(message)
       setText('')
-      await queryClient.invalidateQueries({ queryKey: segmentsKey(project.id) })
+      await queryClient.invalidateQueries({ queryKey: segmentQueries.all(project.id) })
     },
   })
   const error = change.error instanceof ApiError ? change.error : undefined

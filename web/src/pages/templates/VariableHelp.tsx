@@ -1,6 +1,6 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import { contactFieldsQuery } from '../../api/contacts'
+import { contactQueries } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
 
 /** What every send knows about its recipient (render.ts `renderScope`), besides the contact's data. */
@@ -21,7 +21,7 @@ export function dataVariable(field: string): string {
 /** The variables a template can use, from the contact fields the project has; a click inserts one. */
 export function VariableHelp({ onInsert }: { onInsert(text: string): void }) {
   const { project } = useProject()
-  const fields = useQuery(contactFieldsQuery(project.id))
+  const fields = useQuery(contactQueries.fields(project.id))
   const custom = (fields.data?.fields ?? []).filter((field) => !field.standard)
   const chip = (variable: string, hint?: string) => (
     <Button

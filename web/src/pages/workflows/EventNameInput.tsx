@@ -1,7 +1,7 @@
 import { Autocomplete } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
+import { eventQueries } from '../../api/events'
 import { useProject } from '../../api/project-context'
-import { eventNamesQuery } from '../../api/workflows'
 
 /** An event name: any text, with the names this project has tracked offered as suggestions. */
 export function EventNameInput({
@@ -20,7 +20,7 @@ export function EventNameInput({
   required?: boolean
 }) {
   const { project } = useProject()
-  const names = useQuery(eventNamesQuery(project.id))
+  const names = useQuery(eventQueries.names(project.id))
   return (
     <Autocomplete
       label={label}
