@@ -1,9 +1,8 @@
 import { Select } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { TemplatePage } from '../../api/types'
+import { templateQueries } from '../../api/templates'
 
 type Content = { subject: string; body: string; from: string; fromName: string; replyTo: string }
 
@@ -11,11 +10,7 @@ type Content = { subject: string; body: string; from: string; fromName: string; 
 export function TemplatePicker({ onPick }: { onPick(content: Content): void }) {
   const { project } = useProject()
   const [chosen, setChosen] = useState<string | null>(null)
-  const templates = useQuery({
-    queryKey: ['project', project.id, 'templates', 'picker'],
-    queryFn: () =>
-      api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'updatedAt' })}`, { projectId: project.id }),
-  })
+  const templates = useQuery(templateQueries.list(project.id, { pageSize: 100, sort: 'updatedAt' }))
   const list = templates.data?.data ?? []
   return (
     <Select

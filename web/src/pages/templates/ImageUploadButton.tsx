@@ -1,8 +1,7 @@
 import { Button, FileButton } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
-import { api } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { Upload } from '../../api/types'
+import { uploadImage } from '../../api/uploads'
 import { ErrorAlert } from '../../components/states'
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
@@ -11,11 +10,7 @@ const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"
 export function ImageUploadButton({ onUploaded }: { onUploaded(tag: string): void }) {
   const { project } = useProject()
   const upload = useMutation({
-    mutationFn: (file: File) => {
-      const form = new FormData()
-      form.append('image', file)
-      return api<Upload>('/uploads/image', { method: 'POST', body: form, projectId: project.id })
-    },
+    mutationFn: (file: File) => uploadImage(project.id, file),
     onSuccess: (image) => {
       const alt = image.filename.replace(/\.[^.]+$/, '')
       onUploaded(

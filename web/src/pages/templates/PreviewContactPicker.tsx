@@ -2,9 +2,8 @@ import { Select } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, query } from '../../api/client'
+import { contactQueries } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactPage } from '../../api/types'
 
 export type SampleContact = { id: string; email: string }
 
@@ -26,11 +25,7 @@ export function PreviewContactPicker({
   const [debounced] = useDebouncedValue(search.trim(), 250)
   const [chosen, setChosen] = useState<{ value: string; label: string }>()
   const contacts = useQuery({
-    queryKey: ['project', project.id, 'contacts', 'preview-picker', debounced],
-    queryFn: () =>
-      api<ContactPage>(`/contacts${query({ limit: 10, search: debounced, sort: 'email', dir: 'asc' })}`, {
-        projectId: project.id,
-      }),
+    ...contactQueries.list(project.id, { limit: 10, search: debounced, sort: 'email', dir: 'asc' }),
     placeholderData: keepPreviousData,
   })
   const options = (contacts.data?.data ?? []).map((contact) => ({ value: contact.id, label: contact.email }))

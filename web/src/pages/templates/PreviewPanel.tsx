@@ -2,10 +2,10 @@ import { Button, Code, Group, Paper, ScrollArea, Stack, Text, Title } from '@man
 import type { UseQueryResult } from '@tanstack/react-query'
 import { useRef } from 'react'
 import { ApiError } from '../../api/client'
+import type { RenderedDraft } from '../../api/templates'
 import { EmailPreview } from '../../components/EmailPreview'
 import { ErrorAlert } from '../../components/states'
 import { PreviewContactPicker, type SampleContact } from './PreviewContactPicker'
-import type { RenderedDraft } from './use-template-preview'
 
 /** The HTML as the recipient sees it (sandboxed) and, below it, the plain-text alternative sent with it. */
 export function PreviewPanel({

@@ -3,8 +3,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import type { EditorView } from '@uiw/react-codemirror'
 import { type FormEvent, useRef, useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
-import { ApiError, api } from '../../api/client'
+import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
+import { createTemplate, duplicateTemplate, templateQueries, updateTemplate } from '../../api/templates'
 import type { Template, TemplateInput, TemplateType } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
@@ -51,8 +52,7 @@ export function TemplateEditorPage() {
   const { id = 'new' } = useParams()
   const { project } = useProject()
   const template = useQuery({
-    queryKey: ['project', project.id, 'template', id],
-    queryFn: () => api<Template>(`/templates/${id}`, { projectId: project.id }),
+    ...templateQueries.detail(project.id, id),
     enabled: id !== 'new',
   })
   return (
@@ -82,21 +82,18 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
   const set = (field: keyof Draft) => (value: string) => setDraft((current) => ({ ...current, [field]: value }))
 
   const save = useMutation({
-    mutationFn: (body: TemplateInput) =>
-      id
-        ? api<Template>(`/templates/${id}`, { method: 'PATCH', body, projectId: project.id })
-        : api<Template>('/templates', { method: 'POST', body, projectId: project.id }),
+    mutationFn: (body: TemplateInput) => (id ? updateTemplate(project.id, id, body) : createTemplate(project.id, body)),
     onSuccess: async (saved) => {
-      queryClient.setQueryData(['project', project.id, 'template', saved.id], saved)
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
+      queryClient.setQueryData(templateQueries.detail(project.id, saved.id).queryKey, saved)
+      await queryClient.invalidateQueries({ queryKey: templateQueries.all(project.id) })
       notifySuccess(`Saved “${saved.name}”`)
       if (!id) navigate(`/templates/${saved.id}`, { replace: true })
     },
   })
   const duplicate = useMutation({
-    mutationFn: () => api<Template>(`/templates/${id}/duplicate`, { method: 'POST', projectId: project.id }),
+    mutationFn: () => duplicateTemplate(project.id, id ?? ''),
     onSuccess: async (copy) => {
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id, 'templates'] })
+      await queryClient.invalidateQueries({ queryKey: templateQueries.all(project.id) })
       notifySuccess(`Created “${copy.name}”`)
       navigate(`/templates/${copy.id}`)
     },

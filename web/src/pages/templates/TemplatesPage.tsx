@@ -1,9 +1,8 @@
 import { Badge, Button, Table, Text } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
-import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { TemplatePage } from '../../api/types'
+import { templateQueries } from '../../api/templates'
 import { DataTable } from '../../components/DataTable'
 import { ListEmptyState } from '../../components/ListEmptyState'
 import { ListFilters } from '../../components/ListFilters'
@@ -17,12 +16,13 @@ export function TemplatesPage() {
   const filters = useListFilters()
   const { debounced, option: type, page } = filters
   const templates = useQuery({
-    queryKey: ['project', project.id, 'templates', debounced, type, page],
-    queryFn: () =>
-      api<TemplatePage>(
-        `/templates${query({ page, pageSize: 20, search: debounced, type: type ?? undefined, sort: 'updatedAt' })}`,
-        { projectId: project.id },
-      ),
+    ...templateQueries.list(project.id, {
+      page,
+      pageSize: 20,
+      search: debounced,
+      type: type ?? undefined,
+      sort: 'updatedAt',
+    }),
     placeholderData: keepPreviousData,
   })
   return (

@@ -1,17 +1,13 @@
 import { List, Paper, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { TemplateUsage } from '../../api/types'
+import { templateQueries } from '../../api/templates'
 import { QueryState } from '../../components/states'
 
 /** Where the template is used (GET /templates/:id/usage): deleting or changing it affects these. */
 export function UsagePanel({ id }: { id: string }) {
   const { project } = useProject()
-  const usage = useQuery({
-    queryKey: ['project', project.id, 'template', id, 'usage'],
-    queryFn: () => api<TemplateUsage>(`/templates/${id}/usage`, { projectId: project.id }),
-  })
+  const usage = useQuery(templateQueries.usage(project.id, id))
   return (
     <Paper withBorder p="xs" component="section" aria-labelledby="usage-heading">
       <Title order={2} size="h6" id="usage-heading" mb={4}>

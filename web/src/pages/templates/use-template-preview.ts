@@ -1,8 +1,8 @@
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { ApiError, api } from '../../api/client'
+import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { TemplatePreview } from '../../api/types'
+import { templateQueries } from '../../api/templates'
 import type { SyntaxProblem } from './BodyEditor'
 
 /** A TEMPLATE_SYNTAX_ERROR of one field (`details.field`), with its position. */
@@ -13,9 +13,6 @@ export function syntaxProblemOf(error: unknown, field: 'subject' | 'body'): Synt
   return { line: Number(line) || 1, column: Number(column) || 1, message: error.message }
 }
 
-/** A render of a draft, with the body it was made from. */
-export type RenderedDraft = TemplatePreview & { body: string }
-
 /**
  * The draft rendered by the API as it is typed (debounced): the HTML and text the chosen contact (or a recipient
  * without data) gets, or the syntax error the save would refuse.
@@ -24,16 +21,7 @@ export function useTemplatePreview(subject: string, body: string, contactId: str
   const { project } = useProject()
   const [draft] = useDebouncedValue({ subject, body }, 300)
   return useQuery({
-    queryKey: ['project', project.id, 'template-preview', draft.subject, draft.body, contactId],
-    queryFn: async ({ signal }): Promise<RenderedDraft> => {
-      const rendered = await api<TemplatePreview>('/templates/preview', {
-        method: 'POST',
-        body: { ...draft, contactId: contactId ?? undefined },
-        signal,
-        projectId: project.id,
-      })
-      return { ...rendered, body: draft.body }
-    },
+    ...templateQueries.preview(project.id, draft, contactId),
     enabled: enabled && draft.body !== '',
     placeholderData: keepPreviousData,
     retry: false,

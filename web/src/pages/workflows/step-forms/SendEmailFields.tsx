@@ -1,8 +1,8 @@
 import { SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
-import { api, query } from '../../../api/client'
 import { useProject } from '../../../api/project-context'
-import type { SendEmailConfig, TemplatePage } from '../../../api/types'
+import { templateQueries } from '../../../api/templates'
+import type { SendEmailConfig } from '../../../api/types'
 import { type ConfigFieldsProps, text } from './fields'
 
 type Props = ConfigFieldsProps & { templateId: string | null; onTemplateChange(id: string | null): void }
@@ -10,11 +10,7 @@ type Props = ConfigFieldsProps & { templateId: string | null; onTemplateChange(i
 /** SEND_EMAIL: the template to send, to the contact or to a fixed address. */
 export function SendEmailFields({ config, onChange, errorFor, templateId, onTemplateChange }: Props) {
   const { project } = useProject()
-  const templates = useQuery({
-    queryKey: ['project', project.id, 'templates', 'picker'],
-    queryFn: () =>
-      api<TemplatePage>(`/templates${query({ pageSize: 100, sort: 'name', dir: 'asc' })}`, { projectId: project.id }),
-  })
+  const templates = useQuery(templateQueries.list(project.id, { pageSize: 100, sort: 'name', dir: 'asc' }))
   const recipient = typeof config.recipient === 'object' && config.recipient !== null ? config.recipient : {}
   const custom = 'type' in recipient && recipient.type === 'CUSTOM'
   const customEmail = 'customEmail' in recipient ? text(recipient.customEmail) : ''
