@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
 import type {
-  EventNameList,
   ExecutionDetail,
   ExecutionInput,
   ExecutionPage,
@@ -20,12 +19,35 @@ import type {
 } from './types'
 
 /** Every workflow query of a project starts with this key, so one invalidation refreshes lists, graphs and runs. */
-export const workflowsKey = (projectId: string) => ['project', projectId, 'workflows']
-export const workflowKey = (projectId: string, id: string) => [...workflowsKey(projectId), id]
+const all = (projectId: string) => ['project', projectId, 'workflows'] as const
+const one = (projectId: string, id: string) => [...all(projectId), id] as const
 
-export const listWorkflows = (projectId: string, params: { page: number; search?: string }) =>
-  api<WorkflowPage>(`/workflows${query({ page: params.page, pageSize: 20, search: params.search })}`, { projectId })
-export const getWorkflow = (projectId: string, id: string) => api<WorkflowDetail>(`/workflows/${id}`, { projectId })
+export const workflowQueries = {
+  all,
+  list: (projectId: string, params: { page: number; search?: string }) =>
+    queryOptions({
+      queryKey: [...all(projectId), 'list', params],
+      queryFn: () => api<WorkflowPage>(`/workflows${query({ ...params, pageSize: 20 })}`, { projectId }),
+    }),
+  /** The workflow with its steps and transitions: the graph. */
+  detail: (projectId: string, id: string) =>
+    queryOptions({
+      queryKey: one(projectId, id),
+      queryFn: () => api<WorkflowDetail>(`/workflows/${id}`, { projectId }),
+    }),
+  executions: (projectId: string, workflowId: string, params: { page: number; status?: ExecutionStatus }) =>
+    queryOptions({
+      queryKey: [...one(projectId, workflowId), 'executions', params],
+      queryFn: () =>
+        api<ExecutionPage>(`/workflows/${workflowId}/executions${query({ pageSize: 20, ...params })}`, { projectId }),
+    }),
+  execution: (projectId: string, workflowId: string, executionId: string) =>
+    queryOptions({
+      queryKey: [...one(projectId, workflowId), 'executions', executionId],
+      queryFn: () => api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { projectId }),
+    }),
+}
+
 export const createWorkflow = (projectId: string, input: WorkflowInput) =>
   api<Workflow>('/workflows', { method: 'POST', body: input, projectId })
 export const updateWorkflow = (projectId: string, id: string, change: WorkflowChange) =>
@@ -46,21 +68,9 @@ export const connectSteps = (projectId: string, workflowId: string, input: Trans
 export const disconnectSteps = (projectId: string, workflowId: string, transitionId: string) =>
   api<void>(`/workflows/${workflowId}/transitions/${transitionId}`, { method: 'DELETE', projectId })
 
-export const listExecutions = (
-  projectId: string,
-  workflowId: string,
-  params: { page: number; status?: ExecutionStatus },
-) => api<ExecutionPage>(`/workflows/${workflowId}/executions${query({ pageSize: 20, ...params })}`, { projectId })
-export const getExecution = (projectId: string, workflowId: string, executionId: string) =>
-  api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { projectId })
 export const startExecution = (projectId: string, workflowId: string, input: ExecutionInput) =>
   api<ExecutionStarted>(`/workflows/${workflowId}/executions`, { method: 'POST', body: input, projectId })
 export const cancelExecution = (projectId: string, workflowId: string, executionId: string) =>
   api<ExecutionDetail>(`/workflows/${workflowId}/executions/${executionId}`, { method: 'DELETE', projectId })
 export const cancelAllExecutions = (projectId: string, workflowId: string) =>
   api<{ cancelled: number }>(`/workflows/${workflowId}/executions/cancel-all`, { method: 'POST', projectId })
-
-export const eventNamesKey = (projectId: string) => ['project', projectId, 'event-names']
-export const listEventNames = (projectId: string) => api<EventNameList>('/events/names', { projectId })
-export const eventNamesQuery = (projectId: string) =>
-  queryOptions({ queryKey: eventNamesKey(projectId), queryFn: () => listEventNames(projectId) })

@@ -4,7 +4,7 @@ import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { ExecutionDetail } from '../../api/types'
-import { cancelExecution, getExecution, workflowKey } from '../../api/workflows'
+import { cancelExecution, workflowQueries } from '../../api/workflows'
 import { QueryState } from '../../components/states'
 import { TableFrame } from '../../components/TableFrame'
 import { TruncatedLink } from '../../components/TruncatedLink'
@@ -20,8 +20,7 @@ export function ExecutionPage() {
   const { id = '', executionId = '' } = useParams()
   const { project } = useProject()
   const execution = useQuery({
-    queryKey: [...workflowKey(project.id, id), 'executions', executionId],
-    queryFn: () => getExecution(project.id, id, executionId),
+    ...workflowQueries.execution(project.id, id, executionId),
     refetchInterval: (q) => (q.state.data && active(q.state.data.status) ? 2_000 : false),
   })
   return (

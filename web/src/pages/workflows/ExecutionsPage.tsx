@@ -5,7 +5,7 @@ import { Link, useParams } from 'react-router'
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import type { ExecutionStatus } from '../../api/types'
-import { cancelAllExecutions, getWorkflow, listExecutions, workflowKey } from '../../api/workflows'
+import { cancelAllExecutions, workflowQueries } from '../../api/workflows'
 import { PagePager } from '../../components/PagePager'
 import { EmptyState, NotFound, PageHeader, QueryState } from '../../components/states'
 import { TableFrame } from '../../components/TableFrame'
@@ -23,10 +23,9 @@ export function ExecutionsPage() {
   const [status, setStatus] = useState<ExecutionStatus>()
   const [page, setPage] = useState(1)
   const [confirming, setConfirming] = useState(false)
-  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(project.id, id) })
+  const workflow = useQuery(workflowQueries.detail(project.id, id))
   const executions = useQuery({
-    queryKey: [...workflowKey(project.id, id), 'executions', status, page],
-    queryFn: () => listExecutions(project.id, id, { page, status }),
+    ...workflowQueries.executions(project.id, id, { page, status }),
     placeholderData: keepPreviousData,
     // Running executions move on by themselves, and an enabled workflow starts new ones: keep the page current.
     refetchInterval: (q) => {

@@ -3,9 +3,10 @@ import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useNavigate } from 'react-router'
-import { ApiError, api, query } from '../../api/client'
+import { ApiError } from '../../api/client'
+import { contactQueries } from '../../api/contacts'
 import { useProject } from '../../api/project-context'
-import type { ContactPage, ExecutionInput, WorkflowDetail } from '../../api/types'
+import type { ExecutionInput, WorkflowDetail } from '../../api/types'
 import { startExecution } from '../../api/workflows'
 import { GeneralError } from './GeneralError'
 import { JsonField } from './step-forms/JsonField'
@@ -20,8 +21,7 @@ export function StartExecutionModal({ workflow, onClose }: { workflow: WorkflowD
   const [contactId, setContactId] = useState<string | null>(null)
   const [context, setContext] = useState<unknown>()
   const contacts = useQuery({
-    queryKey: ['project', project.id, 'contacts', 'picker', debounced],
-    queryFn: () => api<ContactPage>(`/contacts${query({ search: debounced, limit: 20 })}`, { projectId: project.id }),
+    ...contactQueries.list(project.id, { search: debounced, limit: 20 }),
     placeholderData: keepPreviousData,
   })
   const start = useWorkflowChange(

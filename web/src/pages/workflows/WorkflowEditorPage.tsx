@@ -4,7 +4,7 @@ import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { WorkflowDetail, WorkflowStep } from '../../api/types'
-import { getWorkflow, updateWorkflow, workflowKey } from '../../api/workflows'
+import { updateWorkflow, workflowQueries } from '../../api/workflows'
 import { ErrorAlert, QueryState } from '../../components/states'
 import type { StepExit } from '../../components/workflow-graph/exits'
 import { WorkflowGraph } from '../../components/workflow-graph/WorkflowGraph'
@@ -20,7 +20,7 @@ import { useWorkflowChange } from './use-workflow-change'
 export function WorkflowEditorPage() {
   const { id = '' } = useParams()
   const { project } = useProject()
-  const workflow = useQuery({ queryKey: workflowKey(project.id, id), queryFn: () => getWorkflow(project.id, id) })
+  const workflow = useQuery(workflowQueries.detail(project.id, id))
   return (
     <QueryState query={workflow} label="Loading the workflow">
       {(detail) => <Editor workflow={detail} />}

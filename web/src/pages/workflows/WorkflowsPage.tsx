@@ -5,7 +5,7 @@ import { useState } from 'react'
 import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
 import type { WorkflowListItem } from '../../api/types'
-import { deleteWorkflow, listWorkflows, workflowsKey } from '../../api/workflows'
+import { deleteWorkflow, workflowQueries } from '../../api/workflows'
 import { PagePager } from '../../components/PagePager'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
 import { TableFrame } from '../../components/TableFrame'
@@ -22,8 +22,7 @@ export function WorkflowsPage() {
   const [creating, setCreating] = useState(false)
   const [deleting, setDeleting] = useState<WorkflowListItem>()
   const workflows = useQuery({
-    queryKey: [...workflowsKey(project.id), 'list', debounced, page],
-    queryFn: () => listWorkflows(project.id, { page, search: debounced }),
+    ...workflowQueries.list(project.id, { page, search: debounced }),
     placeholderData: keepPreviousData,
   })
   const remove = useWorkflowChange(

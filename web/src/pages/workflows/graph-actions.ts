@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useProject } from '../../api/project-context'
 import type { StepType, WorkflowDetail, WorkflowStep } from '../../api/types'
-import { addStep, connectSteps, deleteStep, disconnectSteps, workflowsKey } from '../../api/workflows'
+import { addStep, connectSteps, deleteStep, disconnectSteps, workflowQueries } from '../../api/workflows'
 import { exitId, type StepExit, stepExits, transitionOf } from '../../components/workflow-graph/exits'
 import { below, layoutSteps } from '../../components/workflow-graph/layout'
 
@@ -19,7 +19,7 @@ export type NewStep = { type: StepType; name: string; config: Record<string, unk
 export function useGraphActions(workflow: WorkflowDetail) {
   const { project } = useProject()
   const queryClient = useQueryClient()
-  const onSettled = () => queryClient.invalidateQueries({ queryKey: workflowsKey(project.id) })
+  const onSettled = () => queryClient.invalidateQueries({ queryKey: workflowQueries.all(project.id) })
   const id = workflow.id
 
   const connect = useMutation({

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useProject } from '../../api/project-context'
-import { workflowsKey } from '../../api/workflows'
+import { workflowQueries } from '../../api/workflows'
 import { notifySuccess } from '../../components/notify'
 
 /**
@@ -18,7 +18,7 @@ export function useWorkflowChange<Input, Result>(
     mutationFn,
     onSuccess: async (result, input) => {
       notifySuccess(done(result, input))
-      await queryClient.invalidateQueries({ queryKey: workflowsKey(project.id), refetchType: 'all' })
+      await queryClient.invalidateQueries({ queryKey: workflowQueries.all(project.id), refetchType: 'all' })
     },
   })
 }
