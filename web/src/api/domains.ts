@@ -2,11 +2,21 @@ import { queryOptions } from '@tanstack/react-query'
 import { api } from './client'
 import type { Domain } from './types'
 
-export const domainsKey = (projectId: string) => ['project', projectId, 'domains']
+const all = (projectId: string) => ['project', projectId, 'domains'] as const
 
-export const domainsQuery = (projectId: string) =>
-  queryOptions({
-    queryKey: domainsKey(projectId),
-    // The path names the project too, and the route checks that it is the one of X-Project-Id.
-    queryFn: () => api<Domain[]>(`/domains/project/${projectId}`, { projectId }),
-  })
+export const domainQueries = {
+  all,
+  list: (projectId: string) =>
+    queryOptions({
+      queryKey: all(projectId),
+      // The path names the project too, and the route checks that it is the one of X-Project-Id.
+      queryFn: () => api<Domain[]>(`/domains/project/${projectId}`, { projectId }),
+    }),
+}
+
+export const addDomain = (projectId: string, domain: string) =>
+  api<Domain>('/domains', { method: 'POST', body: { domain }, projectId })
+/** Checks the domain's DNS records now (a GET that updates the domain) and answers with its new state. */
+export const verifyDomain = (projectId: string, id: string) => api<Domain>(`/domains/${id}/verify`, { projectId })
+export const deleteDomain = (projectId: string, id: string) =>
+  api<void>(`/domains/${id}`, { method: 'DELETE', projectId })

@@ -1,9 +1,8 @@
 import { Group, Select, SimpleGrid, Stack, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
-import { api, query } from '../../api/client'
+import { analyticsQueries } from '../../api/analytics'
 import { useProject } from '../../api/project-context'
-import type { EventStats, Timeseries, TopEvents } from '../../api/types'
 import { PageHeader, QueryState } from '../../components/states'
 import { EmailTotals } from './EmailTotals'
 import { EventStatsPanel } from './EventStatsPanel'
@@ -25,20 +24,10 @@ export function AnalyticsPage() {
   const { granularity } = ranges[range]
   // Fixed per choice of range, so the query key (and the numbers) stay put until the range changes.
   const from = useMemo(() => new Date(Date.now() - Number(range) * 24 * 3600_000).toISOString(), [range])
-  const key = ['project', project.id, 'analytics']
 
-  const series = useQuery({
-    queryKey: [...key, 'timeseries', from, granularity],
-    queryFn: () => api<Timeseries>(`/analytics/timeseries${query({ from, granularity })}`, { projectId: project.id }),
-  })
-  const events = useQuery({
-    queryKey: [...key, 'top-events', from],
-    queryFn: () => api<TopEvents>(`/analytics/top-events${query({ from, limit: 10 })}`, { projectId: project.id }),
-  })
-  const stats = useQuery({
-    queryKey: [...key, 'event-stats'],
-    queryFn: () => api<EventStats>('/events/stats', { projectId: project.id }),
-  })
+  const series = useQuery(analyticsQueries.timeseries(project.id, from, granularity))
+  const events = useQuery(analyticsQueries.topEvents(project.id, from))
+  const stats = useQuery(analyticsQueries.eventStats(project.id))
 
   return (
     <Stack gap="lg">

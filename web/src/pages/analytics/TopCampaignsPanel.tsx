@@ -1,9 +1,8 @@
 import { Group, Paper, Select, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, query } from '../../api/client'
+import { analyticsQueries } from '../../api/analytics'
 import { useProject } from '../../api/project-context'
-import type { TopCampaigns } from '../../api/types'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { EmptyState, QueryState } from '../../components/states'
 import { TableScroll } from '../../components/TableFrame'
@@ -24,11 +23,7 @@ type Ranking = keyof typeof rankings
 export function TopCampaignsPanel() {
   const { project } = useProject()
   const [metric, setMetric] = useState<Ranking>('sent')
-  const top = useQuery({
-    queryKey: ['project', project.id, 'analytics', 'top-campaigns', metric],
-    queryFn: () =>
-      api<TopCampaigns>(`/analytics/top-campaigns${query({ metric, limit: 10 })}`, { projectId: project.id }),
-  })
+  const top = useQuery(analyticsQueries.topCampaigns(project.id, metric))
   return (
     <section aria-labelledby="top-campaigns-heading">
       <Group justify="space-between" align="flex-end" mb="xs">

@@ -1,8 +1,8 @@
 import { Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { ApiError, api } from '../../api/client'
-import { domainsKey, domainsQuery } from '../../api/domains'
+import { ApiError } from '../../api/client'
+import { addDomain, deleteDomain, domainQueries, verifyDomain } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import type { DnsRecord, Domain } from '../../api/types'
 import { CopyValue } from '../../components/copy'
@@ -11,7 +11,7 @@ import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components
 export function DomainsPage() {
   const { project } = useProject()
   const domains = useQuery({
-    ...domainsQuery(project.id),
+    ...domainQueries.list(project.id),
     // Pending domains are re-checked by the server; keep their status live while the page is open.
     refetchInterval: (query) => (query.state.data?.some((domain) => !domain.verified) ? 15_000 : false),
   })
@@ -41,11 +41,10 @@ export function AddDomainForm() {
   const [domain, setDomain] = useState('')
   const queryClient = useQueryClient()
   const add = useMutation({
-    mutationFn: (name: string) =>
-      api<Domain>('/domains', { method: 'POST', body: { domain: name }, projectId: project.id }),
+    mutationFn: (name: string) => addDomain(project.id, name),
     onSuccess: () => {
       setDomain('')
-      return queryClient.invalidateQueries({ queryKey: domainsKey(project.id) })
+      return queryClient.invalidateQueries({ queryKey: domainQueries.all(project.id) })
     },
   })
   const error = add.error instanceof ApiError ? add.error : undefined
@@ -85,15 +84,15 @@ function StatusBadge({ verified }: { verified: boolean }) {
 
 export function DomainCard({ domain }: { domain: Domain }) {
   const { project } = useProject()
-  const queryKey = domainsKey(project.id)
+  const { queryKey } = domainQueries.list(project.id)
   const queryClient = useQueryClient()
   const verify = useMutation({
-    mutationFn: () => api<Domain>(`/domains/${domain.id}/verify`, { projectId: project.id }),
+    mutationFn: () => verifyDomain(project.id, domain.id),
     onSuccess: (updated) =>
-      queryClient.setQueryData<Domain[]>(queryKey, (list) => list?.map((d) => (d.id === updated.id ? updated : d))),
+      queryClient.setQueryData(queryKey, (list) => list?.map((d) => (d.id === updated.id ? updated : d))),
   })
   const remove = useMutation({
-    mutationFn: () => api(`/domains/${domain.id}`, { method: 'DELETE', projectId: project.id }),
+    mutationFn: () => deleteDomain(project.id, domain.id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey }),
   })
   const checked = domain.lastCheckedAt ? new Date(domain.lastCheckedAt).toLocaleString() : 'not yet'

@@ -2,7 +2,7 @@ import { Anchor, Progress, Stack, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { Link } from 'react-router'
-import { domainsQuery } from '../../api/domains'
+import { domainQueries } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import { meQuery } from '../../api/session'
 import { setupFinished, setupStateQuery, setupSteps } from '../../api/setup-state'
@@ -24,7 +24,7 @@ export function SetupPage() {
     refetchInterval: (query) => (query.state.data && setupFinished(query.state.data) ? false : refreshMs),
   })
   const domains = useQuery({
-    ...domainsQuery(project.id),
+    ...domainQueries.list(project.id),
     refetchInterval: (query) => (query.state.data?.some((domain) => !domain.verified) ? refreshMs : false),
   })
   // A domain added or verified here shows in the checklist at once, not at the next refresh.

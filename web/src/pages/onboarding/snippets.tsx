@@ -2,7 +2,7 @@ import { Anchor, Code, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { configQuery } from '../../api/config'
-import { domainsQuery } from '../../api/domains'
+import { domainQueries } from '../../api/domains'
 import { useProject } from '../../api/project-context'
 import { meQuery } from '../../api/session'
 import type { Domain } from '../../api/types'
@@ -41,7 +41,7 @@ export function FirstEmailCommand({ domainsHint }: { domainsHint: 'checklist' | 
   const { project } = useProject()
   const me = useQuery(meQuery)
   const config = useQuery(configQuery)
-  const domains = useQuery(domainsQuery(project.id))
+  const domains = useQuery(domainQueries.list(project.id))
   const capture = config.data?.transport === 'capture'
   if (!domains.data || !me.data || !config.data) return null
   const sender = firstEmailSender(domains.data, config.data.transport)

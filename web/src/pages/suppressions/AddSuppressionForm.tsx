@@ -1,8 +1,9 @@
 import { Button, Group, Paper, Select, TextInput } from '@mantine/core'
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { ApiError, api } from '../../api/client'
+import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
+import { addSuppression } from '../../api/suppressions'
 import type { Suppression, SuppressionInput } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert } from '../../components/states'
@@ -14,8 +15,7 @@ export function AddSuppressionForm({ onAdded }: { onAdded(): void }) {
   const [email, setEmail] = useState('')
   const [reason, setReason] = useState<Suppression['reason']>('bounce')
   const add = useMutation({
-    mutationFn: (body: SuppressionInput) =>
-      api<Suppression>('/suppressions', { method: 'POST', body, projectId: project.id }),
+    mutationFn: (body: SuppressionInput) => addSuppression(project.id, body),
     onSuccess: (added) => {
       setEmail('')
       notifySuccess(`Suppressed: ${added.email} will receive no mail`)

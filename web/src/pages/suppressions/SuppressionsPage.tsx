@@ -2,9 +2,9 @@ import { Badge, Button, Group, Select, Table, Text, TextInput } from '@mantine/c
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api, query } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { Suppression, SuppressionPage } from '../../api/types'
+import { liftSuppression, suppressionQueries } from '../../api/suppressions'
+import type { Suppression } from '../../api/types'
 import { ColumnHeads } from '../../components/ColumnHeads'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { notifySuccess } from '../../components/notify'
@@ -23,20 +23,19 @@ export function SuppressionsPage() {
   const [reason, setReason] = useState<string | null>(null)
   const pages = useCursors()
   const [lifting, setLifting] = useState<Suppression>()
-  const listKey = ['project', project.id, 'suppressions']
+  const listKey = suppressionQueries.all(project.id)
 
   const suppressions = useQuery({
-    queryKey: [...listKey, debounced, reason, pages.cursor],
-    queryFn: () =>
-      api<SuppressionPage>(
-        `/suppressions${query({ limit: 25, search: debounced, reason: reason ?? undefined, cursor: pages.cursor })}`,
-        { projectId: project.id },
-      ),
+    ...suppressionQueries.list(project.id, {
+      limit: 25,
+      search: debounced,
+      reason: reason ?? undefined,
+      cursor: pages.cursor,
+    }),
     placeholderData: keepPreviousData,
   })
   const lift = useMutation({
-    mutationFn: (email: string) =>
-      api(`/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE', projectId: project.id }),
+    mutationFn: (email: string) => liftSuppression(project.id, email),
     onSuccess: async (_, email) => {
       setLifting(undefined)
       notifySuccess(`Suppression lifted: ${email} can receive mail again`)
