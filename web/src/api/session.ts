@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { ApiError, api } from './client'
-import type { Project, User } from './types'
+import type { User } from './types'
 
 /** The logged-in user, or null when there is no session (401). */
 export const meQuery = queryOptions({
@@ -14,11 +14,6 @@ export const meQuery = queryOptions({
     }
   },
   staleTime: 60_000,
-})
-
-export const projectsQuery = queryOptions({
-  queryKey: ['projects'],
-  queryFn: () => api<Project[]>('/users/@me/projects'),
 })
 
 const storageKey = 'mailroom.projectId'

@@ -2,9 +2,8 @@ import { Alert, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } f
 import { useDisclosure } from '@mantine/hooks'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { api } from '../../api/client'
 import { useProject } from '../../api/project-context'
-import type { Project } from '../../api/types'
+import { projectsQuery, regenerateProjectKeys } from '../../api/projects'
 import { CopyValue } from '../../components/copy'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, PageHeader } from '../../components/states'
@@ -20,9 +19,9 @@ export function KeysPage() {
   const [confirming, confirm] = useDisclosure(false)
   const queryClient = useQueryClient()
   const rotate = useMutation({
-    mutationFn: () => api<Project>(`/users/@me/projects/${project.id}/regenerate-keys`, { method: 'POST' }),
+    mutationFn: () => regenerateProjectKeys(project.id),
     onSuccess: (updated) => {
-      queryClient.setQueryData<Project[]>(['projects'], (projects) =>
+      queryClient.setQueryData(projectsQuery.queryKey, (projects) =>
         projects?.map((p) => (p.id === updated.id ? updated : p)),
       )
       confirm.close()

@@ -2,9 +2,10 @@ import { Button, Paper, Stack, Text, TextInput } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
-import { ApiError, api } from '../../api/client'
+import { ApiError } from '../../api/client'
+import { createProject, projectsQuery } from '../../api/projects'
 import { rememberProjectId } from '../../api/session'
-import type { Project, ProjectCreate } from '../../api/types'
+import type { ProjectCreate } from '../../api/types'
 import { ErrorAlert, PageHeader } from '../../components/states'
 
 export function NewProjectPage() {
@@ -12,11 +13,11 @@ export function NewProjectPage() {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const create = useMutation({
-    mutationFn: (body: ProjectCreate) => api<Project>('/users/@me/projects', { method: 'POST', body }),
+    mutationFn: (body: ProjectCreate) => createProject(body),
     onSuccess: async (project) => {
-      queryClient.setQueryData<Project[]>(['projects'], (projects = []) => [...projects, project])
+      queryClient.setQueryData(projectsQuery.queryKey, (projects = []) => [...projects, project])
       rememberProjectId(project.id)
-      await queryClient.invalidateQueries({ queryKey: ['projects'] })
+      await queryClient.invalidateQueries({ queryKey: projectsQuery.queryKey })
       navigate('/setup', { replace: true })
     },
   })

@@ -1,7 +1,8 @@
 import { Badge, Button, Group, NumberInput, Paper, Progress, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { ApiError, api } from '../../api/client'
+import { billingQueries, saveBillingLimits } from '../../api/billing'
+import { ApiError } from '../../api/client'
 import { configQuery } from '../../api/config'
 import { useProject } from '../../api/project-context'
 import type { BillingConsumption, BillingLimits, BillingLimitsInput, Project } from '../../api/types'
@@ -22,13 +23,8 @@ const categories: { key: Category; label: string }[] = [
 
 export function BillingPage() {
   const { project } = useProject()
-  const base = `/users/@me/projects/${project.id}`
-  const limitsKey = ['project', project.id, 'billing-limits']
-  const limits = useQuery({ queryKey: limitsKey, queryFn: () => api<BillingLimits>(`${base}/billing-limits`) })
-  const consumption = useQuery({
-    queryKey: ['project', project.id, 'billing-consumption'],
-    queryFn: () => api<BillingConsumption>(`${base}/billing-consumption`),
-  })
+  const limits = useQuery(billingQueries.limits(project.id))
+  const consumption = useQuery(billingQueries.consumption(project.id))
   const config = useQuery(configQuery)
   return (
     <Stack gap="lg" maw={900}>
@@ -45,7 +41,7 @@ export function BillingPage() {
         </QueryState>
       </Paper>
       <QueryState query={limits} label="Loading caps">
-        {(caps) => <CapsForm project={project} caps={caps} queryKey={limitsKey} />}
+        {(caps) => <CapsForm project={project} caps={caps} />}
       </QueryState>
       {config.data?.billing ? (
         <StripeBilling project={project} consumption={consumption.data} />
@@ -126,16 +122,15 @@ function UsageTable({ usage, caps }: { usage: BillingConsumption; caps: BillingL
   )
 }
 
-function CapsForm({ project, caps, queryKey }: { project: Project; caps: BillingLimits; queryKey: unknown[] }) {
+function CapsForm({ project, caps }: { project: Project; caps: BillingLimits }) {
   const initial = Object.fromEntries(categories.map(({ key }) => [key, caps[key].limit])) as BillingLimitsInput
   const [values, setValues] = useState<BillingLimitsInput>(initial)
   const queryClient = useQueryClient()
   const editable = canAdminister(project)
   const save = useMutation({
-    mutationFn: (body: BillingLimitsInput) =>
-      api<BillingLimits>(`/users/@me/projects/${project.id}/billing-limits`, { method: 'PUT', body }),
+    mutationFn: (body: BillingLimitsInput) => saveBillingLimits(project.id, body),
     onSuccess: (updated) => {
-      queryClient.setQueryData(queryKey, updated)
+      queryClient.setQueryData(billingQueries.limits(project.id).queryKey, updated)
       notifySuccess('Monthly caps saved.')
     },
   })

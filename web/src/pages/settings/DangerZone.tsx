@@ -2,9 +2,9 @@ import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
-import { api } from '../../api/client'
-import { projectsQuery, rememberProjectId } from '../../api/session'
-import type { Project, ProjectConfirmation } from '../../api/types'
+import { deleteProject, projectsQuery, resetProject } from '../../api/projects'
+import { rememberProjectId } from '../../api/session'
+import type { Project } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ConfirmByName } from './ConfirmByName'
 import { isOwner } from './roles'
@@ -15,10 +15,8 @@ export function DangerZone({ project }: { project: Project }) {
   const [deleting, deleteDialog] = useDisclosure(false)
   const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const path = `/users/@me/projects/${project.id}`
   const reset = useMutation({
-    mutationFn: (confirm: string) =>
-      api(`${path}/reset`, { method: 'POST', body: { confirm } satisfies ProjectConfirmation }),
+    mutationFn: (confirm: string) => resetProject(project.id, confirm),
     onSuccess: async () => {
       resetDialog.close()
       await queryClient.invalidateQueries({ queryKey: ['project', project.id] })
@@ -26,13 +24,11 @@ export function DangerZone({ project }: { project: Project }) {
     },
   })
   const remove = useMutation({
-    mutationFn: (confirm: string) => api(path, { method: 'DELETE', body: { confirm } satisfies ProjectConfirmation }),
+    mutationFn: (confirm: string) => deleteProject(project.id, confirm),
     onSuccess: async () => {
       rememberProjectId(undefined)
       // Out of the list at once, so the frame never renders the deleted project while the list reloads.
-      queryClient.setQueryData<Project[]>(projectsQuery.queryKey, (projects) =>
-        projects?.filter((p) => p.id !== project.id),
-      )
+      queryClient.setQueryData(projectsQuery.queryKey, (projects) => projects?.filter((p) => p.id !== project.id))
       await queryClient.invalidateQueries({ queryKey: projectsQuery.queryKey })
       notifySuccess(`${project.name} was deleted.`, 'Project deleted')
       navigate('/', { replace: true })

@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Group, Paper, Table, Text, Title } from '@mantin
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'react-router'
 import { configQuery } from '../../api/config'
-import { invitationsKey, listInvitations, resendInvitation, revokeInvitation } from '../../api/members'
+import { memberQueries, resendInvitation, revokeInvitation } from '../../api/members'
 import type { PendingInvitation, Project } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
 import { notifySuccess } from '../../components/notify'
@@ -15,10 +15,7 @@ const dateTime = (value: string) =>
 
 /** Invitations not accepted yet, with who sent them and when; admins resend or revoke them (an owner's: owners). */
 export function PendingInvitations({ project }: { project: Project }) {
-  const invitations = useQuery({
-    queryKey: invitationsKey(project.id),
-    queryFn: () => listInvitations(project.id),
-  })
+  const invitations = useQuery(memberQueries.invitations(project.id))
   const config = useQuery(configQuery)
   return (
     <Paper withBorder p="lg" component="section" aria-labelledby="team-invitations">
@@ -70,7 +67,7 @@ export function PendingInvitations({ project }: { project: Project }) {
 
 function InvitationRow({ invitation, project }: { invitation: PendingInvitation; project: Project }) {
   const queryClient = useQueryClient()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: invitationsKey(project.id) })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: memberQueries.invitations(project.id).queryKey })
   const resend = useMutation({
     mutationFn: () => resendInvitation(project.id, invitation.id),
     onSuccess: () => {

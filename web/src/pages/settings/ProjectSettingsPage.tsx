@@ -1,8 +1,9 @@
 import { Button, Paper, Radio, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { ApiError, api } from '../../api/client'
+import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
+import { projectsQuery, updateProject } from '../../api/projects'
 import type { Project, ProjectUpdate } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert } from '../../components/states'
@@ -37,9 +38,9 @@ function ProjectForm({ project }: { project: Project }) {
   const queryClient = useQueryClient()
   const editable = canAdminister(project)
   const save = useMutation({
-    mutationFn: (body: ProjectUpdate) => api<Project>(`/users/@me/projects/${project.id}`, { method: 'PATCH', body }),
+    mutationFn: (body: ProjectUpdate) => updateProject(project.id, body),
     onSuccess: (updated) => {
-      queryClient.setQueryData<Project[]>(['projects'], (projects) =>
+      queryClient.setQueryData(projectsQuery.queryKey, (projects) =>
         projects?.map((p) => (p.id === updated.id ? updated : p)),
       )
       notifySuccess('Project settings saved.')

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { api } from '../../api/client'
 import { useProject } from '../../api/project-context'
+import { resumeSending, securityQuery } from '../../api/security'
 import type { Project, Security } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { EmptyState, ErrorAlert, QueryState } from '../../components/states'
@@ -20,16 +20,12 @@ const percent = (value: number) => `${value.toLocaleString(undefined, { maximumF
 
 export function SecurityPage() {
   const { project } = useProject()
-  const key = ['project', project.id, 'security']
-  const security = useQuery({
-    queryKey: key,
-    queryFn: () => api<Security>(`/users/@me/projects/${project.id}/security`),
-  })
+  const security = useQuery(securityQuery(project.id))
   return (
     <QueryState query={security} label="Loading sending health">
       {(state) => (
         <Stack gap="lg" maw={900}>
-          <SendingState project={project} state={state} queryKey={key} />
+          <SendingState project={project} state={state} />
           <RatesTable state={state} />
           <Suspensions state={state} />
         </Stack>
@@ -38,12 +34,12 @@ export function SecurityPage() {
   )
 }
 
-function SendingState({ project, state, queryKey }: { project: Project; state: Security; queryKey: unknown[] }) {
+function SendingState({ project, state }: { project: Project; state: Security }) {
   const queryClient = useQueryClient()
   const resume = useMutation({
-    mutationFn: () => api<Security>(`/users/@me/projects/${project.id}/security/resume`, { method: 'POST' }),
+    mutationFn: () => resumeSending(project.id),
     onSuccess: (updated) => {
-      queryClient.setQueryData(queryKey, updated)
+      queryClient.setQueryData(securityQuery(project.id).queryKey, updated)
       notifySuccess('Held emails are on their way again.', 'Sending resumed')
     },
   })

@@ -1,7 +1,7 @@
 import { Anchor, Button, Group, Paper, Table, Text, Title } from '@mantine/core'
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { api } from '../../api/client'
-import type { BillingConsumption, BillingInvoices, Project, SessionUrl } from '../../api/types'
+import { billingQueries, openBillingSession } from '../../api/billing'
+import type { BillingConsumption, Project } from '../../api/types'
 import { ErrorAlert, QueryState } from '../../components/states'
 import { TableScroll } from '../../components/TableFrame'
 import { canAdminister } from './roles'
@@ -13,15 +13,10 @@ function money(minor: number, currency: string): string {
 
 /** Subscription, payment portal and invoices: shown only when the server has Stripe configured (`/config`). */
 export function StripeBilling({ project, consumption }: { project: Project; consumption?: BillingConsumption }) {
-  const base = `/users/@me/projects/${project.id}`
-  const invoices = useQuery({
-    queryKey: ['project', project.id, 'billing-invoices'],
-    queryFn: () => api<BillingInvoices>(`${base}/billing-invoices`),
-    retry: false,
-  })
+  const invoices = useQuery({ ...billingQueries.invoices(project.id), retry: false })
   // Both answer a Stripe page to open; the browser leaves the dashboard for it.
   const open = useMutation({
-    mutationFn: (path: 'checkout' | 'billing-portal') => api<SessionUrl>(`${base}/${path}`, { method: 'POST' }),
+    mutationFn: (page: 'checkout' | 'billing-portal') => openBillingSession(project.id, page),
     onSuccess: ({ url }) => window.location.assign(url),
   })
   const subscription = consumption?.subscription

@@ -2,11 +2,12 @@ import { Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Tit
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
-import { ApiError, api } from '../../api/client'
-import { invitationsKey, listMembers, membersKey } from '../../api/members'
+import { ApiError } from '../../api/client'
+import { changeMemberRole, inviteMember, memberQueries, removeMember } from '../../api/members'
 import { useProject } from '../../api/project-context'
-import { meQuery, projectsQuery, rememberProjectId } from '../../api/session'
-import type { InviteResult, Member, MemberInvite, MemberRole, Project } from '../../api/types'
+import { projectsQuery } from '../../api/projects'
+import { meQuery, rememberProjectId } from '../../api/session'
+import type { Member, MemberInvite, MemberRole, Project } from '../../api/types'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert, QueryState } from '../../components/states'
 import { TableScroll } from '../../components/TableFrame'
@@ -26,11 +27,10 @@ function grantable(project: Project) {
 
 export function TeamPage() {
   const { project } = useProject()
-  const key = membersKey(project.id)
-  const members = useQuery({ queryKey: key, queryFn: () => listMembers(project.id) })
+  const members = useQuery(memberQueries.list(project.id))
   return (
     <Stack gap="lg" maw={900}>
-      {canAdminister(project) && <InviteForm project={project} queryKey={key} />}
+      {canAdminister(project) && <InviteForm project={project} />}
       {canAdminister(project) && <PendingInvitations project={project} />}
       <Paper withBorder p="lg" component="section" aria-labelledby="team-members">
         <Title order={2} size="h4" mb="sm" id="team-members">
@@ -56,7 +56,7 @@ export function TeamPage() {
                 </Table.Thead>
                 <Table.Tbody>
                   {list.map((member) => (
-                    <MemberRow key={member.userId} member={member} project={project} queryKey={key} />
+                    <MemberRow key={member.userId} member={member} project={project} />
                   ))}
                 </Table.Tbody>
               </Table>
@@ -68,14 +68,13 @@ export function TeamPage() {
   )
 }
 
-function InviteForm({ project, queryKey }: { project: Project; queryKey: unknown[] }) {
+function InviteForm({ project }: { project: Project }) {
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<MemberRole>('MEMBER')
   const queryClient = useQueryClient()
   const invite = useMutation({
-    mutationFn: (body: MemberInvite) =>
-      api<{ data: InviteResult }>(`/projects/${project.id}/members`, { method: 'POST', body }),
-    onSuccess: ({ data }) => {
+    mutationFn: (body: MemberInvite) => inviteMember(project.id, body),
+    onSuccess: (data) => {
       setEmail('')
       notifySuccess(
         data.status === 'ACTIVE'
@@ -84,8 +83,8 @@ function InviteForm({ project, queryKey }: { project: Project; queryKey: unknown
         data.status === 'ACTIVE' ? 'Member added' : 'Invitation sent',
       )
       return Promise.all([
-        queryClient.invalidateQueries({ queryKey }),
-        queryClient.invalidateQueries({ queryKey: invitationsKey(project.id) }),
+        queryClient.invalidateQueries({ queryKey: memberQueries.list(project.id).queryKey }),
+        queryClient.invalidateQueries({ queryKey: memberQueries.invitations(project.id).queryKey }),
       ])
     },
   })
@@ -134,7 +133,8 @@ function InviteForm({ project, queryKey }: { project: Project; queryKey: unknown
   )
 }
 
-function MemberRow({ member, project, queryKey }: { member: Member; project: Project; queryKey: unknown[] }) {
+function MemberRow({ member, project }: { member: Member; project: Project }) {
+  const { queryKey } = memberQueries.list(project.id)
   const me = useQuery(meQuery)
   const queryClient = useQueryClient()
   const navigate = useNavigate()
@@ -142,17 +142,16 @@ function MemberRow({ member, project, queryKey }: { member: Member; project: Pro
   // Admins manage everyone below owner; owners manage everyone. The API has the last word (the last owner).
   const manageable = canAdminister(project) && (isOwner(project) || member.role !== 'OWNER')
   const changeRole = useMutation({
-    mutationFn: (role: MemberRole) =>
-      api(`/projects/${project.id}/members/${member.userId}`, { method: 'PATCH', body: { role } }),
+    mutationFn: (role: MemberRole) => changeMemberRole(project.id, member.userId, role),
     onSuccess: () => queryClient.invalidateQueries({ queryKey }),
   })
   const remove = useMutation({
-    mutationFn: () => api(`/projects/${project.id}/members/${member.userId}`, { method: 'DELETE' }),
+    mutationFn: () => removeMember(project.id, member.userId),
     onSuccess: async () => {
       if (!self) return queryClient.invalidateQueries({ queryKey })
       // Leaving: the project is no longer this user's.
       rememberProjectId(undefined)
-      queryClient.setQueryData<Project[]>(projectsQuery.queryKey, (list) => list?.filter((p) => p.id !== project.id))
+      queryClient.setQueryData(projectsQuery.queryKey, (list) => list?.filter((p) => p.id !== project.id))
       navigate('/', { replace: true })
     },
   })
