@@ -16,7 +16,7 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSyncExternalStore } from 'react'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
-import { api } from '../api/client'
+import { logOut } from '../api/auth'
 import { configQuery } from '../api/config'
 import { ProjectProvider } from '../api/project-context'
 import { projectsQuery } from '../api/projects'
@@ -89,7 +89,7 @@ function ProjectFrame({ user }: { user: User }) {
     closeMenu()
   }
   const logout = async () => {
-    await api('/auth/logout', { method: 'POST' })
+    await logOut()
     rememberProjectId(undefined)
     queryClient.clear()
     navigate('/login', { replace: true })

@@ -2,15 +2,17 @@ import { Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
-import { ApiError, api } from '../../api/client'
-import type { Credentials, User } from '../../api/types'
+import { type CredentialsEndpoint, submitCredentials } from '../../api/auth'
+import { ApiError } from '../../api/client'
+import { meQuery } from '../../api/session'
+import type { Credentials } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
 
 type Props = {
   title: string
   submitLabel: string
-  endpoint: '/auth/login' | '/auth/signup'
+  endpoint: CredentialsEndpoint
   passwordHint?: string
   /** Where to go after success when the URL names no `next`. */
   then: string
@@ -33,10 +35,10 @@ export function CredentialsForm({ title, submitLabel, endpoint, passwordHint, th
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const submit = useMutation({
-    mutationFn: (body: Credentials) => api<User>(endpoint, { method: 'POST', body }),
+    mutationFn: (body: Credentials) => submitCredentials(endpoint, body),
     onSuccess: (user) => {
       queryClient.clear()
-      queryClient.setQueryData(['me'], user)
+      queryClient.setQueryData(meQuery.queryKey, user)
       navigate(safeNext(params.get('next'), then), { replace: true })
     },
   })

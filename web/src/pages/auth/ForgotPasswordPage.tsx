@@ -2,9 +2,9 @@ import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core'
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
-import { ApiError, api } from '../../api/client'
+import { requestPasswordReset } from '../../api/auth'
+import { ApiError } from '../../api/client'
 import { configQuery } from '../../api/config'
-import type { Message } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
 
@@ -12,8 +12,7 @@ export function ForgotPasswordPage() {
   const [email, setEmail] = useState('')
   const config = useQuery(configQuery)
   const request = useMutation({
-    mutationFn: (address: string) =>
-      api<Message>('/auth/request-password-reset', { method: 'POST', body: { email: address } }),
+    mutationFn: (address: string) => requestPasswordReset(address),
   })
   const error = request.error instanceof ApiError ? request.error : undefined
   const onSubmit = (event: FormEvent) => {

@@ -1,7 +1,8 @@
 import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useSearchParams } from 'react-router'
-import { api, query } from '../../api/client'
+import { acceptInvitation, invitationQuery } from '../../api/auth'
+import { query } from '../../api/client'
 import { projectsQuery } from '../../api/projects'
 import { meQuery, rememberProjectId } from '../../api/session'
 import type { Invitation } from '../../api/types'
@@ -16,11 +17,7 @@ export function InvitationPage() {
   const [params] = useSearchParams()
   const token = params.get('token') ?? ''
   const me = useQuery(meQuery)
-  const invitation = useQuery({
-    queryKey: ['invitation', token],
-    queryFn: async () => (await api<{ data: Invitation }>(`/auth/invitation${query({ token })}`)).data,
-    retry: false,
-  })
+  const invitation = useQuery({ ...invitationQuery(token), retry: false })
   return (
     <AuthFrame title="Team invitation">
       {invitation.isPending || me.isPending ? (
@@ -54,9 +51,8 @@ function Accept({ token, invitation, signedInAs }: { token: string; invitation: 
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const accept = useMutation({
-    mutationFn: () =>
-      api<{ data: { projectId: string } }>('/auth/accept-invitation', { method: 'POST', body: { token } }),
-    onSuccess: async ({ data }) => {
+    mutationFn: () => acceptInvitation(token),
+    onSuccess: async (data) => {
       rememberProjectId(data.projectId)
       await queryClient.invalidateQueries({ queryKey: projectsQuery.queryKey })
       navigate('/', { replace: true })

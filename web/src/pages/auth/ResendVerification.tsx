@@ -1,8 +1,7 @@
 import { Alert, Button, Group, Text } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { api } from '../../api/client'
+import { requestVerification } from '../../api/auth'
 import { accountMailboxKey } from '../../api/mailbox'
-import type { Message } from '../../api/types'
 import { ErrorAlert } from '../../components/states'
 import { CapturedVerificationLink } from './CapturedVerificationLink'
 
@@ -10,7 +9,7 @@ import { CapturedVerificationLink } from './CapturedVerificationLink'
 export function ResendVerification({ email }: { email: string }) {
   const queryClient = useQueryClient()
   const resend = useMutation({
-    mutationFn: () => api<Message>('/auth/request-verification', { method: 'POST' }),
+    mutationFn: requestVerification,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: accountMailboxKey }),
   })
   return (

@@ -2,8 +2,8 @@ import { Alert, Anchor, Button, PasswordInput, Stack, Text } from '@mantine/core
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
-import { ApiError, api } from '../../api/client'
-import type { Message } from '../../api/types'
+import { resetPassword } from '../../api/auth'
+import { ApiError } from '../../api/client'
 import { ErrorAlert } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
 
@@ -16,8 +16,7 @@ export function ResetPasswordPage() {
   const [mismatch, setMismatch] = useState(false)
   const queryClient = useQueryClient()
   const reset = useMutation({
-    mutationFn: (newPassword: string) =>
-      api<Message>('/auth/reset-password', { method: 'POST', body: { token, newPassword } }),
+    mutationFn: (newPassword: string) => resetPassword(token, newPassword),
     // Every other session of the account has ended; forget whoever this browser was.
     onSuccess: () => queryClient.clear(),
   })

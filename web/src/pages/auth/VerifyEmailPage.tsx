@@ -1,9 +1,8 @@
 import { Alert, Anchor, Stack, Text } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useSearchParams } from 'react-router'
-import { api } from '../../api/client'
+import { verifyEmail } from '../../api/auth'
 import { meQuery } from '../../api/session'
-import type { Message } from '../../api/types'
 import { ErrorAlert, Loading } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
 import { ResendVerification } from './ResendVerification'
@@ -18,7 +17,7 @@ export function VerifyEmailPage() {
   const verify = useQuery({
     queryKey: ['verify-email', token],
     queryFn: async () => {
-      const result = await api<Message>('/auth/verify-email', { method: 'POST', body: { token } })
+      const result = await verifyEmail(token)
       // Project pages answered 403 while the address was unverified (REQUIRE_EMAIL_VERIFICATION); drop those
       // answers, or the dashboard would show them again from the cache instead of asking.
       queryClient.removeQueries({ queryKey: ['project'] })
