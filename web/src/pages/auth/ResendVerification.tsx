@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Text } from '@mantine/core'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { requestVerification } from '../../api/auth'
-import { accountMailboxKey } from '../../api/mailbox'
+import { accountMailbox } from '../../api/mailbox'
 import { ErrorAlert } from '../../components/states'
 import { CapturedVerificationLink } from './CapturedVerificationLink'
 
@@ -10,7 +10,7 @@ export function ResendVerification({ email }: { email: string }) {
   const queryClient = useQueryClient()
   const resend = useMutation({
     mutationFn: requestVerification,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountMailboxKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: accountMailbox.key }),
   })
   return (
     <Alert color="indigo.9" title="Verify your email address" variant="outline">

@@ -16,16 +16,9 @@ import {
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { type ReactNode, useState } from 'react'
 import { Link, useParams } from 'react-router'
-import {
-  accountMailboxKey,
-  fetchAccountMessage,
-  fetchMailboxMessage,
-  listAccountMailbox,
-  listMailbox,
-  mailboxKey,
-} from '../../api/mailbox'
+import { accountMailbox, type Mailbox as MailboxQueries, projectMailbox } from '../../api/mailbox'
 import { useProject } from '../../api/project-context'
-import type { CapturedMessage, MailboxPage as MailboxList } from '../../api/types'
+import type { CapturedMessage } from '../../api/types'
 import { CursorPager } from '../../components/CursorPager'
 import { EmailPreview } from '../../components/EmailPreview'
 import { EmptyState, PageHeader, QueryState } from '../../components/states'
@@ -33,9 +26,7 @@ import { type ParsedMessage, parseMessage } from './parse-message'
 
 /** One mailbox as the page shows it: where its list and messages come from, and the path of its pages. */
 type Box = {
-  queryKey: unknown[]
-  list(cursor: string | undefined): Promise<MailboxList>
-  fetchRaw(id: string): Promise<Response>
+  queries: MailboxQueries
   path: string
   empty: ReactNode
 }
@@ -47,9 +38,7 @@ export function MailboxPage() {
     <Mailbox
       current="project"
       box={{
-        queryKey: mailboxKey(project.id),
-        list: (cursor) => listMailbox(project.id, cursor),
-        fetchRaw: (id) => fetchMailboxMessage(project.id, id),
+        queries: projectMailbox(project.id),
         path: '/mailbox',
         empty: (
           <EmptyState title="No captured messages">
@@ -67,9 +56,7 @@ export function AccountMailboxPage() {
     <Mailbox
       current="account"
       box={{
-        queryKey: accountMailboxKey,
-        list: listAccountMailbox,
-        fetchRaw: fetchAccountMessage,
+        queries: accountMailbox,
         path: '/mailbox/account',
         empty: (
           <EmptyState title="No account emails">
@@ -86,8 +73,7 @@ function Mailbox({ current, box }: { current: 'project' | 'account'; box: Box })
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
   const messages = useQuery({
-    queryKey: [...box.queryKey, cursor],
-    queryFn: () => box.list(cursor),
+    ...box.queries.page(cursor),
     placeholderData: keepPreviousData,
     // New captures show up while the page is open.
     refetchInterval: 5_000,
@@ -176,11 +162,7 @@ function describe(message: CapturedMessage): string {
 
 function MessageView({ id, box }: { id: string; box: Box }) {
   const raw = useQuery({
-    queryKey: [...box.queryKey, 'message', id],
-    queryFn: async () => {
-      const buffer = await (await box.fetchRaw(id)).arrayBuffer()
-      return { buffer, parsed: await parseMessage(buffer) }
-    },
+    ...box.queries.message(id, async (buffer) => ({ buffer, parsed: await parseMessage(buffer) })),
     staleTime: Number.POSITIVE_INFINITY,
   })
   return (
