@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type { ActivityListQuery, ActivityPage, ActivityTypes } from './types'
 
 export const listActivity = (projectId: string, params: ActivityListQuery) =>
@@ -9,12 +10,12 @@ export const listActivity = (projectId: string, params: ActivityListQuery) =>
 export const activityQueries = {
   types: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'activity-types'],
+      queryKey: [...projectScope(projectId), 'activity-types'],
       queryFn: () => api<ActivityTypes>('/activity/types', { projectId }),
     }),
   feed: (projectId: string, params: ActivityListQuery) =>
     queryOptions({
-      queryKey: ['project', projectId, 'activity', params],
+      queryKey: [...projectScope(projectId), 'activity', params],
       queryFn: () => listActivity(projectId, params),
     }),
 }

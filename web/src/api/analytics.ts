@@ -1,8 +1,9 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type { EventStats, Timeseries, TopCampaigns, TopEvents } from './types'
 
-const all = (projectId: string) => ['project', projectId, 'analytics'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'analytics'] as const
 
 /** `from` is fixed by the caller per range chosen, so the keys (and the numbers) stay put until it changes. */
 export const analyticsQueries = {

@@ -15,7 +15,20 @@ export const requestPasswordReset = (email: string) =>
 export const resetPassword = (token: string, newPassword: string) =>
   api<Message>('/auth/reset-password', { method: 'POST', body: { token, newPassword } })
 export const requestVerification = () => api<Message>('/auth/request-verification', { method: 'POST' })
-export const verifyEmail = (token: string) => api<Message>('/auth/verify-email', { method: 'POST', body: { token } })
+
+/**
+ * Verifies a mailed token: a query rather than a mutation, so it runs once per token even when React mounts the
+ * page twice. `onVerified` runs before the answer is handed out (the page drops what it cached before).
+ */
+export const emailVerificationQuery = (token: string, onVerified: () => Promise<void>) =>
+  queryOptions({
+    queryKey: ['verify-email', token],
+    queryFn: async () => {
+      const result = await api<Message>('/auth/verify-email', { method: 'POST', body: { token } })
+      await onVerified()
+      return result
+    },
+  })
 
 /** What a mailed invitation offers: the project, the role and who sent it. */
 export const invitationQuery = (token: string) =>

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api } from './client'
+import { projectScope } from './keys'
 import type { BillingConsumption, BillingInvoices, BillingLimits, BillingLimitsInput, SessionUrl } from './types'
 
 const path = (projectId: string) => `/users/@me/projects/${projectId}`
@@ -8,18 +9,18 @@ export const billingQueries = {
   /** The monthly caps per category, with this month's use of each. */
   limits: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'billing-limits'],
+      queryKey: [...projectScope(projectId), 'billing-limits'],
       queryFn: () => api<BillingLimits>(`${path(projectId)}/billing-limits`),
     }),
   consumption: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'billing-consumption'],
+      queryKey: [...projectScope(projectId), 'billing-consumption'],
       queryFn: () => api<BillingConsumption>(`${path(projectId)}/billing-consumption`),
     }),
   /** Stripe's invoices: only when the server has Stripe configured. */
   invoices: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'billing-invoices'],
+      queryKey: [...projectScope(projectId), 'billing-invoices'],
       queryFn: () => api<BillingInvoices>(`${path(projectId)}/billing-invoices`),
     }),
 }

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
 import { listContacts } from './contacts'
+import { projectScope } from './keys'
 import { listSegmentContacts, previewSegment } from './segments'
 import type {
   AudienceCount,
@@ -15,7 +16,7 @@ import type {
 } from './types'
 
 /** Every campaign query of a project starts with this key, so one invalidation refreshes lists, records and stats. */
-const all = (projectId: string) => ['project', projectId, 'campaigns'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'campaigns'] as const
 
 type Envelope = CampaignCreated
 const data = async (answer: Promise<Envelope>): Promise<Campaign> => (await answer).data
@@ -63,13 +64,13 @@ export const campaignQueries = {
   /** Outside `all`, as are the two below: they answer for a form's draft, not for a saved campaign. */
   audienceCount: (projectId: string, body: AudienceCountInput) =>
     queryOptions({
-      queryKey: ['project', projectId, 'audience-count', body],
+      queryKey: [...projectScope(projectId), 'audience-count', body],
       queryFn: ({ signal }) =>
         api<AudienceCount>('/campaigns/audience/count', { method: 'POST', body, signal, projectId }),
     }),
   audienceSample: (projectId: string, audience: Audience, type: Campaign['type']) =>
     queryOptions({
-      queryKey: ['project', projectId, 'audience-sample', audience, type],
+      queryKey: [...projectScope(projectId), 'audience-sample', audience, type],
       queryFn: ({ signal }) => firstRecipient(projectId, audience, type, signal),
     }),
 }

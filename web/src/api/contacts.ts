@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { listActivity } from './activity'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type {
   BulkJob,
   Contact,
@@ -13,12 +14,12 @@ import type {
 } from './types'
 
 /** Every contact query of a project starts with this key, so a change to contacts refreshes lists and fields. */
-const all = (projectId: string) => ['project', projectId, 'contacts'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'contacts'] as const
 /**
  * One contact sits outside `all`: its page sets it from the API's answer after a change, and a list refresh must
  * not ask for it again. Its activity hangs below it, so the contact's own changes refresh that feed.
  */
-const one = (projectId: string, id: string) => ['project', projectId, 'contact', id] as const
+const one = (projectId: string, id: string) => [...projectScope(projectId), 'contact', id] as const
 
 export const listContacts = (projectId: string, params: ContactListQuery, signal?: AbortSignal) =>
   api<ContactPage>(`/contacts${query(params)}`, { projectId, signal })
@@ -55,7 +56,7 @@ export const contactQueries = {
 }
 
 /** Queued contacts jobs (a CSV import, a bulk action), read until they complete or fail. */
-const job = (projectId: string, path: string) => ['project', projectId, 'job', path] as const
+const job = (projectId: string, path: string) => [...projectScope(projectId), 'job', path] as const
 export const contactJobQueries = {
   import: (projectId: string, jobId: string) =>
     queryOptions({

@@ -1,8 +1,9 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api } from './client'
+import { projectScope } from './keys'
 import type { Domain } from './types'
 
-const all = (projectId: string) => ['project', projectId, 'domains'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'domains'] as const
 
 export const domainQueries = {
   all,

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api } from './client'
+import { projectScope } from './keys'
 import type { InviteResult, Member, MemberInvite, MemberRole, PendingInvitation } from './types'
 
 /** The team routes name the project in their path (`/projects/:id/...`), so they send no X-Project-Id. */
@@ -8,12 +9,12 @@ const path = (projectId: string) => `/projects/${projectId}`
 export const memberQueries = {
   list: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'members'],
+      queryKey: [...projectScope(projectId), 'members'],
       queryFn: async () => (await api<{ data: Member[] }>(`${path(projectId)}/members`)).data,
     }),
   invitations: (projectId: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'invitations'],
+      queryKey: [...projectScope(projectId), 'invitations'],
       queryFn: async () => (await api<{ data: PendingInvitation[] }>(`${path(projectId)}/invitations`)).data,
     }),
 }

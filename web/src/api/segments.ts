@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type {
   MembersAdded,
   MembersRemoved,
@@ -11,7 +12,7 @@ import type {
 } from './types'
 
 /** Every segment query of a project starts with this key, so one invalidation refreshes lists, records and members. */
-const all = (projectId: string) => ['project', projectId, 'segments'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'segments'] as const
 
 export const listSegmentContacts = (projectId: string, id: string, page: number, pageSize = 25) =>
   api<SegmentContactsPage>(`/segments/${id}/contacts${query({ page, pageSize })}`, { projectId })
@@ -38,7 +39,7 @@ export const segmentQueries = {
    */
   preview: (projectId: string, condition: unknown, segmentId?: string) =>
     queryOptions({
-      queryKey: ['project', projectId, 'segment-preview', segmentId, condition],
+      queryKey: [...projectScope(projectId), 'segment-preview', segmentId, condition],
       queryFn: ({ signal }) => previewSegment(projectId, { condition, segmentId, limit: 10 }, signal),
     }),
 }

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api } from './client'
+import { projectScope } from './keys'
 import type { SetupState } from './types'
 
 /** The onboarding steps the checklist shows; first contact, campaign and workflow are not part of setup. */
@@ -11,6 +12,6 @@ export function setupFinished(state: SetupState): boolean {
 
 export const setupStateQuery = (projectId: string) =>
   queryOptions({
-    queryKey: ['project', projectId, 'setup-state'],
+    queryKey: [...projectScope(projectId), 'setup-state'],
     queryFn: async () => (await api<{ data: SetupState }>(`/projects/${projectId}/setup-state`)).data,
   })

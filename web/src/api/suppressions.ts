@@ -1,8 +1,9 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type { Suppression, SuppressionInput, SuppressionPage } from './types'
 
-const all = (projectId: string) => ['project', projectId, 'suppressions'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'suppressions'] as const
 
 export const suppressionQueries = {
   all,

@@ -1,14 +1,15 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type { Template, TemplateInput, TemplatePage, TemplatePreview, TemplateUsage } from './types'
 
 /** Every template list of a project starts with this key, so a save refreshes the list and both pickers. */
-const all = (projectId: string) => ['project', projectId, 'templates'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'templates'] as const
 /**
  * One template sits outside `all`: the editor sets it from the save's answer, and the lists' refresh must not ask
  * for it again (nor reset the form). Its usage hangs below it.
  */
-const one = (projectId: string, id: string) => ['project', projectId, 'template', id] as const
+const one = (projectId: string, id: string) => [...projectScope(projectId), 'template', id] as const
 
 type ListParams = {
   page?: number
@@ -42,7 +43,7 @@ export const templateQueries = {
   /** The draft as the contact (or a recipient without data) gets it; aborted when typing moves the key on. */
   preview: (projectId: string, draft: Draft, contactId: string | null) =>
     queryOptions({
-      queryKey: ['project', projectId, 'template-preview', draft.subject, draft.body, contactId],
+      queryKey: [...projectScope(projectId), 'template-preview', draft.subject, draft.body, contactId],
       queryFn: async ({ signal }): Promise<RenderedDraft> => {
         const body = { ...draft, contactId: contactId ?? undefined }
         const rendered = await api<TemplatePreview>('/templates/preview', { method: 'POST', body, signal, projectId })

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
+import { projectScope } from './keys'
 import type {
   ExecutionDetail,
   ExecutionInput,
@@ -19,7 +20,7 @@ import type {
 } from './types'
 
 /** Every workflow query of a project starts with this key, so one invalidation refreshes lists, graphs and runs. */
-const all = (projectId: string) => ['project', projectId, 'workflows'] as const
+const all = (projectId: string) => [...projectScope(projectId), 'workflows'] as const
 const one = (projectId: string, id: string) => [...all(projectId), id] as const
 
 export const workflowQueries = {

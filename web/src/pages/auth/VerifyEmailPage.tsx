@@ -1,7 +1,8 @@
 import { Alert, Anchor, Stack, Text } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useSearchParams } from 'react-router'
-import { verifyEmail } from '../../api/auth'
+import { emailVerificationQuery } from '../../api/auth'
+import { everyProjectScope } from '../../api/keys'
 import { meQuery } from '../../api/session'
 import { ErrorAlert, Loading } from '../../components/states'
 import { AuthFrame } from './AuthFrame'
@@ -13,20 +14,16 @@ export function VerifyEmailPage() {
   const token = params.get('token') ?? ''
   const queryClient = useQueryClient()
   const me = useQuery(meQuery)
-  // A query rather than a mutation: it runs once per token even when React mounts the page twice.
   const verify = useQuery({
-    queryKey: ['verify-email', token],
-    queryFn: async () => {
-      const result = await verifyEmail(token)
+    ...emailVerificationQuery(token, async () => {
       // Project pages answered 403 while the address was unverified (REQUIRE_EMAIL_VERIFICATION); drop those
       // answers, or the dashboard would show them again from the cache instead of asking.
-      queryClient.removeQueries({ queryKey: ['project'] })
+      queryClient.removeQueries({ queryKey: everyProjectScope })
       // The page's first question for the user may still be on its way, answered before the address was verified:
       // an invalidation would only wait for that answer, so it is cancelled and asked again.
       await queryClient.cancelQueries({ queryKey: meQuery.queryKey })
       await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
-      return result
-    },
+    }),
     retry: false,
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: Number.POSITIVE_INFINITY,

@@ -2,6 +2,7 @@ import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
+import { projectScope } from '../../api/keys'
 import { deleteProject, projectsQuery, resetProject } from '../../api/projects'
 import { rememberProjectId } from '../../api/session'
 import type { Project } from '../../api/types'
@@ -19,7 +20,7 @@ export function DangerZone({ project }: { project: Project }) {
     mutationFn: (confirm: string) => resetProject(project.id, confirm),
     onSuccess: async () => {
       resetDialog.close()
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id] })
+      await queryClient.invalidateQueries({ queryKey: projectScope(project.id) })
       notifySuccess(`${project.name} has no contacts, emails or events any more.`, 'Project reset')
     },
   })
