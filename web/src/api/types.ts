@@ -31,7 +31,7 @@ import type {
   usageView,
 } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
-import type { eventNameList, eventPage, eventStats } from '@server/modules/event-log/schemas.js'
+import type { eventNameList, eventStats } from '@server/modules/event-log/schemas.js'
 import type {
   invitationResponse,
   inviteResponse,
@@ -62,7 +62,6 @@ import type {
   templateCreate,
   templatePage,
   templatePreview,
-  templatePreviewBody,
   templateType,
   templateUsage,
   templateView,
@@ -90,18 +89,11 @@ import type {
   workflowUpdate,
   workflowView,
 } from '@server/modules/workflows/schemas.js'
-import type {
-  delayConfig,
-  exitConfig,
-  sendEmailConfig,
-  updateContactConfig,
-  waitForEventConfig,
-} from '@server/modules/workflows/step-config/config.js'
-import type { webhookStepConfig } from '@server/modules/workflows/webhook/config.js'
+import type { delayConfig, sendEmailConfig } from '@server/modules/workflows/step-config/config.js'
 import type { z } from 'zod'
 
 /** A body as it crosses the wire: JSON turns the server's Date values into ISO strings. */
-export type Wire<T> = T extends Date
+type Wire<T> = T extends Date
   ? string
   : T extends readonly (infer Item)[]
     ? Wire<Item>[]
@@ -131,7 +123,6 @@ export type TemplateInput = Request<typeof templateCreate>
 export type TemplateType = z.output<typeof templateType>
 export type CapturedMessage = Response<typeof capturedMessageView>
 export type MailboxPage = Response<typeof mailboxPage>
-export type EventPage = Response<typeof eventPage>
 export type CampaignPage = Response<typeof campaignPage>
 export type Campaign = CampaignPage['data'][number]
 export type CampaignCreated = Response<typeof campaignEnvelope>
@@ -160,7 +151,6 @@ export type BulkJob = Response<typeof bulkView>
 export type ContactFields = Response<typeof fieldList>
 export type MembersAdded = Response<typeof membersAdded>
 export type TemplatePreview = Response<typeof templatePreview>
-export type TemplatePreviewInput = Request<typeof templatePreviewBody>
 export type TemplateUsage = Response<typeof templateUsage>
 export type Upload = Response<typeof uploadView>
 export type SuppressionPage = Response<typeof suppressionPage>
@@ -201,13 +191,8 @@ export type StepChange = Request<typeof stepUpdate>
 export type TransitionInput = Request<typeof transitionCreate>
 export type SendEmailConfig = Request<typeof sendEmailConfig>
 export type DelayConfig = Request<typeof delayConfig>
-export type WaitForEventConfig = Request<typeof waitForEventConfig>
-export type WebhookConfig = Request<typeof webhookStepConfig>
-export type UpdateContactConfig = Request<typeof updateContactConfig>
-export type ExitConfig = Request<typeof exitConfig>
 export type ExecutionStatus = (typeof executionStatuses)[number]
 export type ExecutionPage = Response<typeof executionPage>
-export type Execution = ExecutionPage['executions'][number]
 export type ExecutionDetail = Response<typeof executionDetail>
 export type ExecutionInput = Request<typeof executionStart>
 export type ExecutionStarted = Response<typeof executionView>

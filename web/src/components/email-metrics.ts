@@ -4,7 +4,7 @@ import type { SchemeColor } from './chart-colors'
  * The email series the analytics and campaign charts draw. Their tooltips and legends write each name in its
  * colour, so each is 4.5:1 or more against the page: Mantine's shades 8–9 on white, 3–4 on the dark background.
  */
-export const metrics = [
+const metrics = [
   { key: 'sent', label: 'Sent', color: { light: '#343a40', dark: '#ced4da' } },
   { key: 'captured', label: 'Captured', color: { light: '#5f3dc4', dark: '#b197fc' } },
   { key: 'delivered', label: 'Delivered', color: { light: '#1864ab', dark: '#4dabf7' } },

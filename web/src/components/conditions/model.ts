@@ -33,7 +33,7 @@ export const emailActivities = [
 ] as const
 
 /** Every operator has a label: a new server operator fails the dashboard's typecheck until it is named here. */
-export const operatorLabels: Record<ConditionOperator, string> = {
+const operatorLabels: Record<ConditionOperator, string> = {
   equals: 'is',
   notEquals: 'is not',
   contains: 'contains',

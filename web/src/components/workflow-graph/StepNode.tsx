@@ -3,7 +3,7 @@ import { Handle, type Node, type NodeProps, Position } from '@xyflow/react'
 import type { WorkflowStep } from '../../api/types'
 import { exitId, exitLabel, stepExits } from './exits'
 
-export type StepNodeData = { step: WorkflowStep; typeLabel: string; summary: string }
+type StepNodeData = { step: WorkflowStep; typeLabel: string; summary: string }
 export type StepNodeType = Node<StepNodeData, 'step'>
 
 /** One step: its name, type and a one-line summary; a handle per way out, labelled when there is more than one. */

@@ -166,7 +166,7 @@ function sentenceOf(entry: Activity): ReactNode {
 }
 
 /** An event's name, in full. */
-export function EventName({ name }: { name: string }) {
+function EventName({ name }: { name: string }) {
   return (
     <Text span inherit fw={600}>
       {name}

@@ -22,7 +22,7 @@ type Props = {
 }
 
 /** Only paths inside the dashboard: `next` comes from the URL and must not send users elsewhere. */
-export function safeNext(next: string | null, fallback: string): string {
+function safeNext(next: string | null, fallback: string): string {
   return next?.startsWith('/') && !next.startsWith('//') ? next : fallback
 }
 

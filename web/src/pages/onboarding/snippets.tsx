@@ -26,7 +26,7 @@ const maskedSecret = 'sk_••••••••'
  * The domain a first email can come from as things stand: a verified one, or with the capture transport (which
  * sends nothing) any registered one. Undefined while none would be accepted.
  */
-export function firstEmailSender(domains: Domain[], transport: string | undefined): string | undefined {
+function firstEmailSender(domains: Domain[], transport: string | undefined): string | undefined {
   const verified = domains.find((domain) => domain.verified)
   if (verified) return verified.domain
   return transport === 'capture' ? domains[0]?.domain : undefined

@@ -14,7 +14,7 @@ const builtIn = [
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** `data.plan`, or `data["first name"]` for a key that is not a Liquid identifier. */
-export function dataVariable(field: string): string {
+function dataVariable(field: string): string {
   return identifier.test(field) ? `data.${field}` : `data[${JSON.stringify(field)}]`
 }
 

@@ -6,7 +6,7 @@ import { exitId, type StepExit, stepExits, transitionOf } from '../../components
 import { below, layoutSteps } from '../../components/workflow-graph/layout'
 
 /** The body of a transition taking `exit` out of a step. */
-export function exitBody(exit: Pick<StepExit, 'condition' | 'waitOutcome'>) {
+function exitBody(exit: Pick<StepExit, 'condition' | 'waitOutcome'>) {
   return { condition: exit.condition ?? undefined, waitOutcome: exit.waitOutcome ?? undefined }
 }
 
