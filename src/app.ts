@@ -4,7 +4,12 @@ import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
-import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod'
 import type { AppContext } from './context.js'
 import type { App } from './http/app-type.js'
 import { registerAuth } from './http/auth.js'
@@ -98,6 +103,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       security: [{ apiKey: [] }],
     },
     transform: jsonSchemaTransform,
+    // Fills components.schemas with the shared (recursive) schemas the routes' $refs point to.
+    transformObject: jsonSchemaTransformObject,
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
 

@@ -169,6 +169,11 @@ describe('system routes', () => {
       'password',
     ])
     expect(Object.keys(spec.paths)).toContain('/users/@me/projects/{id}/regenerate-keys')
+    // Every $ref resolves, so generators (openapi-typescript) read the document as served.
+    const refs = [...JSON.stringify(spec).matchAll(/"\$ref":"([^"]*)"/g)].map((match) => match[1] ?? '')
+    expect(refs).toContain('#/components/schemas/JsonValue')
+    const schemas = spec.components.schemas ?? {}
+    expect(refs.filter((ref) => !(ref.startsWith('#/components/schemas/') && ref.slice(21) in schemas))).toEqual([])
     const docs = await server.app.inject({ method: 'GET', url: '/docs/' })
     expect(docs.statusCode).toBe(200)
     expect(docs.headers['content-type']).toContain('text/html')

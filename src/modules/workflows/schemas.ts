@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { workflowStepType, workflowTriggerType, workflowWaitOutcome } from '../../db/schema/index.js'
+import { jsonValue } from '../../http/json-value.js'
 import { offsetPage, offsetPageQuery } from '../../http/pagination.js'
 import { waitForEventConfig } from './step-config/config.js'
 
@@ -29,7 +30,7 @@ export type WorkflowCreate = z.infer<typeof workflowCreate>
 
 /** An EVENT trigger's config is checked as `{eventName}` by the service, which knows the resulting type. */
 const triggerConfigInput = z
-  .record(z.string().max(200), z.json())
+  .record(z.string().max(200), jsonValue)
   .refine((config) => Buffer.byteLength(JSON.stringify(config)) <= maxTriggerConfigBytes, {
     message: `triggerConfig may take at most ${maxTriggerConfigBytes} bytes of JSON`,
   })

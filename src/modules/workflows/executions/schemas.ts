@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { jsonValue } from '../../../http/json-value.js'
 import { offsetPageQuery } from '../../../http/pagination.js'
 
 export const executionStatuses = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'] as const
@@ -9,7 +10,7 @@ const maxContextBytes = 64 * 1024
 export const executionStart = z.object({
   contactId: z.uuid(),
   context: z
-    .record(z.string().min(1).max(200), z.json())
+    .record(z.string().min(1).max(200), jsonValue)
     .refine((context) => JSON.stringify(context).length <= maxContextBytes, {
       message: `context may hold at most ${maxContextBytes} bytes of JSON`,
     })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { conditionOperators } from '../../../conditions/index.js'
 import { isReservedEventName } from '../../../events/names.js'
+import { jsonValue } from '../../../http/json-value.js'
 
 /*
  * Each step type's `config`, Plunk's shapes (plunk-compat §4.1), validated when a step is saved (DESIGN §4:
@@ -76,7 +77,7 @@ export const conditionConfig = z.union([
 
 export const updateContactConfig = z
   .object({
-    updates: z.record(z.string().min(1).max(200), z.json()).optional(),
+    updates: z.record(z.string().min(1).max(200), jsonValue).optional(),
     subscriptionAction: z.enum(['none', 'subscribe', 'unsubscribe']).default('none'),
   })
   .refine((config) => Object.keys(config.updates ?? {}).length > 0 || config.subscriptionAction !== 'none', {
