@@ -5,15 +5,14 @@ import { contactLinks, type RenderedForContact, renderForContact } from '../../.
 import { addUsage } from '../../../billing/usage.js'
 import { enqueueEmails } from '../../../delivery/service.js'
 import { sendEmailConfig } from '../../step-config/config.js'
-import type { StepRow } from '../definition.js'
-import { failed, type StepContext, type StepResult } from '../step-context.js'
+import { failed, type StepContext, type StepOf, type StepResult } from '../step-context.js'
 
 /**
  * SEND_EMAIL: the step's template rendered for the contact, put in the outbox in the transaction that completes
  * the step, so a retried step can never send twice. Marketing mail skips an unsubscribed contact and carries the
  * one-click unsubscribe headers; suppressed addresses are stopped by the outbox, as for any email.
  */
-export async function runSendEmail(step: StepRow, scope: StepContext): Promise<StepResult> {
+export async function runSendEmail(step: StepOf<'SEND_EMAIL'>, scope: StepContext): Promise<StepResult> {
   const config = sendEmailConfig.parse(step.config)
   const templateId = step.templateId ?? config.templateId
   if (!templateId) return failed('The step has no template')
