@@ -10,7 +10,7 @@ export const dispatchEventsLoop = defineLoop({
   // hands out batches, at most 20 a second, as the comment on `run` wants; an idle bus answers a wake at once.
   wakeGapMs: 50,
   errorBackoffMs: 2_000,
-  hasWork: (ctx) => anyEventPending(ctx.db),
+  hasWork: anyEventPending,
   // Events committed behind a transaction of this database still open are handed out once it ends; a wake that came
   // before then would otherwise wait for the next poll.
   heldMs: 50,
