@@ -114,6 +114,14 @@ const environmentSchema = z.object({
     .default(25 * 1024 * 1024),
   INBOUND_TLS_KEY_FILE: z.string().min(1).optional(),
   INBOUND_TLS_CERT_FILE: z.string().min(1).optional(),
+  SMTP_RELAY_ENABLED: booleanFlag.default(true),
+  SMTP_RELAY_HOST: z.string().min(1).default('0.0.0.0'),
+  SMTP_RELAY_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SMTP_RELAY_TLS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SMTP_RELAY_PUBLIC_HOST: z.string().min(1).optional(),
+  SMTP_RELAY_TLS_KEY_FILE: z.string().min(1).optional(),
+  SMTP_RELAY_TLS_CERT_FILE: z.string().min(1).optional(),
+  SMTP_RELAY_MAX_RECIPIENTS: z.coerce.number().int().min(1).max(1_000).default(50),
   UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -236,6 +244,8 @@ export type Config = Readonly<{
   inboundMaxMessageBytes: number
   /** PEM files for STARTTLS on the receiver; undefined: plain SMTP only. */
   inboundTls: { keyFile: string; certFile: string } | undefined
+  /** The SMTP submission relay (docs/decisions/0023); undefined when SMTP_RELAY_ENABLED is false. */
+  smtpRelay: SmtpRelayConfig | undefined
   /** `POST /uploads/image`: the largest file accepted, and the most pixels (all frames) decoded from one. */
   uploads: Readonly<{ maxBytes: number; maxPixels: number }>
   /** S3-compatible storage for uploads; undefined: they are kept under `DATA_DIR/uploads` and served by the API. */
@@ -334,8 +344,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       throw new ConfigError([`${provider}_CLIENT_ID, ${provider}_CLIENT_SECRET: set both or neither`])
     }
   }
-  if ((values.INBOUND_TLS_KEY_FILE === undefined) !== (values.INBOUND_TLS_CERT_FILE === undefined)) {
-    throw new ConfigError(['INBOUND_TLS_KEY_FILE, INBOUND_TLS_CERT_FILE: set both or neither'])
+  for (const prefix of ['INBOUND', 'SMTP_RELAY'] as const) {
+    if ((values[`${prefix}_TLS_KEY_FILE`] === undefined) !== (values[`${prefix}_TLS_CERT_FILE`] === undefined)) {
+      throw new ConfigError([`${prefix}_TLS_KEY_FILE, ${prefix}_TLS_CERT_FILE: set both or neither`])
+    }
   }
   const dataDir = path.resolve(values.DATA_DIR)
   const s3 = s3Config(values)
@@ -399,8 +411,44 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         ? { keyFile: values.INBOUND_TLS_KEY_FILE, certFile: values.INBOUND_TLS_CERT_FILE }
         : undefined,
     inboundDomain: values.INBOUND_DOMAIN,
+    smtpRelay: smtpRelayConfig(values, publicUrl),
     uploads: Object.freeze({ maxBytes: values.UPLOAD_MAX_BYTES, maxPixels: values.UPLOAD_MAX_PIXELS }),
     s3,
+  })
+}
+
+export type SmtpRelayConfig = Readonly<{
+  /** Where the listeners bind. */
+  host: string
+  /** The host name users put in their apps' SMTP settings: SMTP_RELAY_PUBLIC_HOST, else PUBLIC_URL's host. */
+  publicHost: string
+  /** Submission with STARTTLS required before AUTH: 587 with a real transport, 2587 under `capture`; 0 a free port. */
+  starttlsPort: number
+  /** Submission over implicit TLS: 465 with a real transport, 2465 under `capture`; 0 a free port. */
+  tlsPort: number
+  /**
+   * PEM files, reloaded when they change or on SIGHUP. Without them the relay stays off with a real transport and,
+   * under `capture` (development), uses a self-signed certificate made once in DATA_DIR.
+   */
+  tls: { keyFile: string; certFile: string } | undefined
+  /** Recipients taken per message; further RCPT TO get 452 4.5.3. */
+  maxRecipients: number
+}>
+
+/** A real transport sends to the internet: that is production, where the relay's privileged ports are the default. */
+function smtpRelayConfig(values: z.infer<typeof environmentSchema>, publicUrl: string): SmtpRelayConfig | undefined {
+  if (!values.SMTP_RELAY_ENABLED) return undefined
+  const production = values.MAIL_TRANSPORT !== 'capture'
+  return Object.freeze({
+    host: values.SMTP_RELAY_HOST,
+    publicHost: values.SMTP_RELAY_PUBLIC_HOST ?? new URL(publicUrl).hostname,
+    starttlsPort: values.SMTP_RELAY_PORT ?? (production ? 587 : 2587),
+    tlsPort: values.SMTP_RELAY_TLS_PORT ?? (production ? 465 : 2465),
+    tls:
+      values.SMTP_RELAY_TLS_KEY_FILE && values.SMTP_RELAY_TLS_CERT_FILE
+        ? { keyFile: values.SMTP_RELAY_TLS_KEY_FILE, certFile: values.SMTP_RELAY_TLS_CERT_FILE }
+        : undefined,
+    maxRecipients: values.SMTP_RELAY_MAX_RECIPIENTS,
   })
 }
 
