@@ -244,8 +244,8 @@ export type Config = Readonly<{
   inboundMaxMessageBytes: number
   /** PEM files for STARTTLS on the receiver; undefined: plain SMTP only. */
   inboundTls: { keyFile: string; certFile: string } | undefined
-  /** The SMTP submission relay (docs/decisions/0023); undefined when SMTP_RELAY_ENABLED is false. */
-  smtpRelay: SmtpRelayConfig | undefined
+  /** The SMTP submission relay (docs/decisions/0023), or why it is off. */
+  smtpRelay: SmtpRelayConfig
   /** `POST /uploads/image`: the largest file accepted, and the most pixels (all frames) decoded from one. */
   uploads: Readonly<{ maxBytes: number; maxPixels: number }>
   /** S3-compatible storage for uploads; undefined: they are kept under `DATA_DIR/uploads` and served by the API. */
@@ -417,37 +417,49 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   })
 }
 
-export type SmtpRelayConfig = Readonly<{
-  /** Where the listeners bind. */
-  host: string
-  /** The host name users put in their apps' SMTP settings: SMTP_RELAY_PUBLIC_HOST, else PUBLIC_URL's host. */
-  publicHost: string
-  /** Submission with STARTTLS required before AUTH: 587 with a real transport, 2587 under `capture`; 0 a free port. */
-  starttlsPort: number
-  /** Submission over implicit TLS: 465 with a real transport, 2465 under `capture`; 0 a free port. */
-  tlsPort: number
-  /**
-   * PEM files, reloaded when they change or on SIGHUP. Without them the relay stays off with a real transport and,
-   * under `capture` (development), uses a self-signed certificate made once in DATA_DIR.
-   */
-  tls: { keyFile: string; certFile: string } | undefined
-  /** Recipients taken per message; further RCPT TO get 452 4.5.3. */
-  maxRecipients: number
-}>
+export type SmtpRelayConfig = Readonly<
+  | {
+      enabled: true
+      /** Where the listeners bind. */
+      host: string
+      /** The host name users put in their apps' SMTP settings: SMTP_RELAY_PUBLIC_HOST, else PUBLIC_URL's host. */
+      publicHost: string
+      /** Submission with STARTTLS required before AUTH: 587 with a real transport, 2587 under `capture`; 0 a free port. */
+      starttlsPort: number
+      /** Submission over implicit TLS: 465 with a real transport, 2465 under `capture`; 0 a free port. */
+      tlsPort: number
+      /** PEM files, reloaded when they change or on SIGHUP; `self-signed`: made once in DATA_DIR (development only). */
+      tls: { keyFile: string; certFile: string } | 'self-signed'
+      /** Recipients taken per message; further RCPT TO get 452 4.5.3. */
+      maxRecipients: number
+    }
+  | { enabled: false; reason: string }
+>
 
-/** A real transport sends to the internet: that is production, where the relay's privileged ports are the default. */
-function smtpRelayConfig(values: z.infer<typeof environmentSchema>, publicUrl: string): SmtpRelayConfig | undefined {
-  if (!values.SMTP_RELAY_ENABLED) return undefined
+/**
+ * A real transport sends to the internet: that is production, where the relay's privileged ports are the default
+ * and a self-signed certificate would teach users' apps to skip verification, so without certificate files it is off.
+ */
+function smtpRelayConfig(values: z.infer<typeof environmentSchema>, publicUrl: string): SmtpRelayConfig {
+  if (!values.SMTP_RELAY_ENABLED) return { enabled: false, reason: 'SMTP_RELAY_ENABLED is false' }
   const production = values.MAIL_TRANSPORT !== 'capture'
+  const files =
+    values.SMTP_RELAY_TLS_KEY_FILE && values.SMTP_RELAY_TLS_CERT_FILE
+      ? { keyFile: values.SMTP_RELAY_TLS_KEY_FILE, certFile: values.SMTP_RELAY_TLS_CERT_FILE }
+      : undefined
+  if (production && !files) {
+    return {
+      enabled: false,
+      reason: `MAIL_TRANSPORT is ${values.MAIL_TRANSPORT} and SMTP_RELAY_TLS_KEY_FILE, SMTP_RELAY_TLS_CERT_FILE are unset`,
+    }
+  }
   return Object.freeze({
+    enabled: true,
     host: values.SMTP_RELAY_HOST,
     publicHost: values.SMTP_RELAY_PUBLIC_HOST ?? new URL(publicUrl).hostname,
     starttlsPort: values.SMTP_RELAY_PORT ?? (production ? 587 : 2587),
     tlsPort: values.SMTP_RELAY_TLS_PORT ?? (production ? 465 : 2465),
-    tls:
-      values.SMTP_RELAY_TLS_KEY_FILE && values.SMTP_RELAY_TLS_CERT_FILE
-        ? { keyFile: values.SMTP_RELAY_TLS_KEY_FILE, certFile: values.SMTP_RELAY_TLS_CERT_FILE }
-        : undefined,
+    tls: files ?? 'self-signed',
     maxRecipients: values.SMTP_RELAY_MAX_RECIPIENTS,
   })
 }

@@ -68,7 +68,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     inboundMaxMessageBytes: 1024 * 1024,
     inboundTls: undefined,
     inboundDomain: undefined,
-    smtpRelay: undefined,
+    smtpRelay: { enabled: false as const, reason: 'off in tests unless asked for' },
     uploads: { maxBytes: 10 * 1024 * 1024, maxPixels: 50_000_000 },
     s3: undefined,
     stripe: undefined,
