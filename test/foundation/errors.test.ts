@@ -156,6 +156,7 @@ describe('system routes', () => {
       oauth: { github: false, google: false },
       inbound: false,
       transport: 'capture',
+      smtpRelay: { enabled: false, reason: 'off in tests unless asked for' },
     })
   })
 

@@ -1,6 +1,7 @@
+import type { SmtpRelayConfig } from '../../config.js'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { type ConfigView, configView } from './schemas.js'
+import { type ConfigView, configView, type SmtpRelayView } from './schemas.js'
 
 export function registerConfigRoutes(app: App, ctx: AppContext): void {
   const { config } = ctx
@@ -13,10 +14,22 @@ export function registerConfigRoutes(app: App, ctx: AppContext): void {
     oauth: { github: config.oauth.github !== undefined, google: config.oauth.google !== undefined },
     inbound: false,
     transport: config.mailTransport,
+    smtpRelay: smtpRelayView(config.smtpRelay),
   }
   app.get(
     '/config',
     { config: { auth: 'none' }, schema: { tags: ['system'], response: { 200: configView } } },
     async () => features,
   )
+}
+
+function smtpRelayView(relay: SmtpRelayConfig): SmtpRelayView {
+  if (!relay.enabled) return { enabled: false, reason: relay.reason }
+  return {
+    enabled: true,
+    host: relay.publicHost,
+    ports: { starttls: relay.starttlsPort, tls: relay.tlsPort },
+    selfSigned: relay.tls === 'self-signed',
+    maxRecipients: relay.maxRecipients,
+  }
 }
