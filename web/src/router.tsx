@@ -66,6 +66,10 @@ export const router = createBrowserRouter(
         { path: 'projects/new', element: <NewProjectPage /> },
         { path: 'keys', lazy: async () => ({ Component: (await import('./pages/keys/KeysPage')).KeysPage }) },
         {
+          path: 'smtp',
+          lazy: async () => ({ Component: (await import('./pages/smtp/SmtpRelayPage')).SmtpRelayPage }),
+        },
+        {
           path: 'domains',
           lazy: async () => ({ Component: (await import('./pages/domains/DomainsPage')).DomainsPage }),
         },

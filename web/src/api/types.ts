@@ -129,6 +129,7 @@ export type CampaignCreated = Response<typeof campaignEnvelope>
 export type CampaignInput = Request<typeof campaignCreate>
 export type Segment = Response<typeof segmentList>[number]
 export type AppConfig = Response<typeof configView>
+export type SmtpRelay = AppConfig['smtpRelay']
 export type Message = Response<typeof messageView>
 export type Invitation = Response<typeof invitationResponse>['data']
 export type SetupState = Response<typeof setupStateView>

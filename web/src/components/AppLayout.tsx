@@ -31,6 +31,7 @@ import { useFocusAfterNavigation } from './use-focus-after-navigation'
 const sections = [
   { to: '/setup', label: 'Get started' },
   { to: '/keys', label: 'API keys' },
+  { to: '/smtp', label: 'SMTP relay' },
   { to: '/domains', label: 'Domains' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },

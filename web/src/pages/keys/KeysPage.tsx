@@ -1,7 +1,8 @@
-import { Alert, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Alert, Anchor, Button, Code, Group, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
+import { Link } from 'react-router'
 import { useProject } from '../../api/project-context'
 import { projectsQuery, regenerateProjectKeys } from '../../api/projects'
 import { CopyValue } from '../../components/copy'
@@ -35,7 +36,12 @@ export function KeysPage() {
       <Stack gap="lg" maw={900}>
         <Text size="sm" c="dimmed">
           Requests send <Code>Authorization: Bearer &lt;key&gt;</Code>. The public key only tracks events (safe in
-          browsers); the secret key works on every endpoint and must stay on your servers.
+          browsers); the secret key works on every endpoint and must stay on your servers. Apps that send over SMTP use
+          the secret key as their password: see the{' '}
+          <Anchor component={Link} to="/smtp" underline="always">
+            SMTP relay settings
+          </Anchor>
+          .
         </Text>
         <Paper withBorder p="md">
           <Table verticalSpacing="sm" aria-label={`Keys of ${project.name}`}>

@@ -20,13 +20,14 @@ function curl(key: string, path: string, body: unknown): string {
   -d ${shellJson(body)}`
 }
 
-const maskedSecret = 'sk_••••••••'
+/** How a command on screen shows the secret key, which its copy holds in full. */
+export const maskedSecret = 'sk_••••••••'
 
 /**
  * The domain a first email can come from as things stand: a verified one, or with the capture transport (which
  * sends nothing) any registered one. Undefined while none would be accepted.
  */
-function firstEmailSender(domains: Domain[], transport: string | undefined): string | undefined {
+export function firstEmailSender(domains: Domain[], transport: string | undefined): string | undefined {
   const verified = domains.find((domain) => domain.verified)
   if (verified) return verified.domain
   return transport === 'capture' ? domains[0]?.domain : undefined
