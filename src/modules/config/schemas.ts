@@ -5,7 +5,7 @@ import { z } from 'zod'
  * reason names only environment variables and the transport (which `transport` already tells), so an owner reading
  * the dashboard learns what to set without a look at the server's log.
  */
-export const smtpRelayView = z.discriminatedUnion('enabled', [
+const smtpRelayView = z.discriminatedUnion('enabled', [
   z.object({
     enabled: z.literal(true),
     /** The host name to paste into an app's settings. */
