@@ -24,7 +24,7 @@ type Send = {
   security: Security | 'none'
   login?: Login
   from: string
-  to: string[]
+  to: readonly string[]
   /** A file with the whole message, CRLF line endings. */
   messageFile: string
 }
