@@ -31,6 +31,8 @@ describe('logging in', () => {
     const relay = await startRelay()
     const send = { from: 'app@sender.test', to: ['user@example.com'], messageFile }
     const starttls = await swaks({ ...send, port: relay.starttlsPort, security: 'starttls' })
+    // PLAIN and LOGIN only: the password is a secret key, and no other mechanism carries it.
+    expect(starttls.stdout).toMatch(/^<~ {2}250-AUTH PLAIN LOGIN$/m)
     expect(repliesIn(starttls.stdout, 530)).toEqual(['530 5.7.0 Authentication required'])
     const implicit = await curl({ ...send, port: relay.tlsPort, security: 'implicit' })
     expect(repliesIn(implicit.stderr, 530)).toEqual(['530 5.7.0 Authentication required'])
@@ -96,6 +98,25 @@ describe('refusals at the command they concern', () => {
     expect(relay.recorder.stepsOf('checkRecipient')).toEqual([])
   })
 
+  it('refuses the null sender (MAIL FROM:<>), which is for bounces, without asking the application', async () => {
+    const relay = await startRelay()
+    const outcome = await python({
+      port: relay.tlsPort,
+      security: 'implicit',
+      login: plain,
+      from: '',
+      to: ['user@example.com'],
+      messageFile,
+    })
+    expect(outcome).toMatchObject({
+      ok: false,
+      stage: 'send',
+      code: 553,
+      message: '5.1.7 A sender address is required (MAIL FROM:<> is for bounces)',
+    })
+    expect(relay.recorder.stepsOf('checkSender')).toEqual([])
+  })
+
   it('refuses a suppressed recipient with 550 5.1.1 and delivers to the others only', async () => {
     const relay = await startRelay()
     const transport = createTransport({
@@ -149,7 +170,7 @@ describe('refusals at the command they concern', () => {
     expect(relay.recorder.accepted().map((submission) => submission.recipients)).toEqual([to.slice(0, 3)])
   })
 
-  it('answers 250 only once accept resolves, and with its refusal or a logged 451 when it fails', async () => {
+  it("answers accept's refusal as it is, and any other failure of accept with a logged 451", async () => {
     const relay = await startRelay()
     const send = {
       port: relay.tlsPort,
