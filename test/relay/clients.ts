@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 export type Finished = { exitCode: number; stdout: string; stderr: string }
 
 /** Runs a client program to its end, whatever its exit code; `input` goes to its standard input. */
-export function run(command: string, args: string[], input?: string): Promise<Finished> {
+function run(command: string, args: string[], input?: string): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = execFile(command, args, { maxBuffer: 64 * 1024 * 1024, timeout: 20_000 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') return reject(err)

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { createSecureContext } from 'node:tls'
 import type { Logger } from '../../logger.js'
 
-export type CertificatePair = { key: Buffer; cert: Buffer }
+type CertificatePair = { key: Buffer; cert: Buffer }
 
 /** The relay's key and certificate: the pair to serve now, and word of each new one. */
 export type CertificateSource = {
