@@ -3,7 +3,6 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { isIP } from 'node:net'
 import path from 'node:path'
 import { createSecureContext } from 'node:tls'
-import { generate } from 'selfsigned'
 import type { Logger } from '../../logger.js'
 import type { CertificateFiles } from './certificates.js'
 
@@ -11,8 +10,8 @@ const validityDays = 825
 
 /**
  * The development relay's key and certificate in `folder` (DATA_DIR/smtp-relay): made on the first start and reused
- * after, so a client told to trust it once keeps working. A missing, broken or expired pair, or one for another host name, is made anew. Logs a
- * warning either way: clients must skip verification for it, which is for development only.
+ * after, so a client told to trust it once keeps working. A missing, broken or expired pair, or one for another host
+ * name, is made anew. Logs a warning either way: clients must skip verification for it, for development only.
  */
 export async function ensureSelfSignedCertificate(
   folder: string,
@@ -46,6 +45,8 @@ async function isUsable(files: CertificateFiles, hostName: string): Promise<bool
 }
 
 async function writeSelfSignedCertificate(folder: string, files: CertificateFiles, hostName: string): Promise<void> {
+  // Loaded only when a pair is made: it brings @peculiar/x509 and reflect-metadata, which patches the global Reflect.
+  const { generate } = await import('selfsigned')
   const notBeforeDate = new Date()
   const pems = await generate([{ name: 'commonName', value: hostName }], {
     keyType: 'ec',
