@@ -85,7 +85,7 @@ describe('clients that misbehave', () => {
 })
 
 describe('closing', () => {
-  it('answers 250 only after accept resolves, and a message being stored when the relay closes still gets it', async () => {
+  it('answers 250 only after accept resolves; a message being stored when the relay closes still gets it', async () => {
     const relay = await startRelay()
     const transport = createTransport({
       host: '127.0.0.1',

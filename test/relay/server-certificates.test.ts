@@ -31,7 +31,7 @@ describe('the relay certificate', () => {
     await expectServed(relay, fingerprintOf(next.certificate))
   })
 
-  it('follows files replaced by a rename, as editors and certbot do, keeping the old pair while they disagree', async () => {
+  it('follows files replaced by a rename, as editors do, keeping the old pair while they disagree', async () => {
     const relay = await startRelay()
     const next = createSelfSignedCertificate('relay.test')
     // The certificate lands first: for a moment it does not match the key, and the old pair stays.

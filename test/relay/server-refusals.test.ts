@@ -195,7 +195,7 @@ describe('refusals at the command they concern', () => {
 })
 
 describe('the message as it arrives', () => {
-  it('advertises SIZE and refuses a larger message with 552, at MAIL FROM when declared and after DATA when not', async () => {
+  it('advertises SIZE and answers a larger message 552: at MAIL FROM if declared, else after DATA', async () => {
     const relay = await startRelay({ maxMessageBytes: 16 * 1024 })
     const send = {
       port: relay.tlsPort,

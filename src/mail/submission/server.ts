@@ -12,7 +12,7 @@ export type SubmissionServerOptions = {
   starttlsPort: number
   /** Submission over implicit TLS (465); 0 for a free port. */
   tlsPort: number
-  /** The key and certificate both listeners serve, swapped in for new connections when it changes; closed with the server. */
+  /** The key and certificate both listeners serve, swapped in for new connections on change; closed with the server. */
   tls: CertificateSource
   /** Recipients taken per message; further RCPT TO get 452 4.5.3. */
   maxRecipients: number
