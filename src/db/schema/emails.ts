@@ -40,6 +40,29 @@ export const emailStatus = pgEnum('email_status', [
   'CLICKED',
 ])
 
+/**
+ * A message taken over SMTP submission (the relay), as the client wrote it less its Bcc and Idempotency-Key
+ * headers: stored once however many recipients it has, and sent as it is to each (emails point to it). Kept out
+ * of `emails`, like attachments, so the rows the outbox scans stay small.
+ */
+export const submittedMessages = pgTable(
+  'submitted_messages',
+  {
+    id: uuid().primaryKey(),
+    projectId: projectReference(),
+    /** The envelope sender the client gave (MAIL FROM); its emails' `from_email` is the From header's address. */
+    mailFrom: text().notNull(),
+    raw: bytea().notNull(),
+    /** The message's Idempotency-Key header: a resubmission answers with the ids of the emails this one made. */
+    idempotencyKey: text(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index().on(table.projectId, table.createdAt),
+    index().on(table.projectId, table.idempotencyKey).where(sql`${table.idempotencyKey} IS NOT NULL`),
+  ],
+)
+
 /** One row per recipient: the durable outbox and the sent-email record at once. */
 export const emails = pgTable(
   'emails',
@@ -88,6 +111,8 @@ export const emails = pgTable(
     /** The latest click of anyone and its link: two different links within a moment are a scanner's burst. */
     lastClickedAt: moment(),
     lastClickedLink: text(),
+    /** Mail taken over SMTP submission is sent as the client's message, stored once for all its recipients. */
+    submittedMessageId: uuid().references(() => submittedMessages.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -106,6 +131,10 @@ export const emails = pgTable(
     index('emails_contact_index').on(table.contactId).where(sql`${table.contactId} IS NOT NULL`),
     // A campaign's emails (progress, cancel); only campaign mail has an entry.
     index('emails_campaign_index').on(table.campaignId, table.status).where(sql`${table.campaignId} IS NOT NULL`),
+    // Deleting a submitted message (its project's deletion) checks for emails pointing to it; only relayed mail has one.
+    index('emails_submitted_message_index')
+      .on(table.submittedMessageId)
+      .where(sql`${table.submittedMessageId} IS NOT NULL`),
   ],
 )
 
