@@ -34,11 +34,11 @@ export type MessageSpec = {
 export type DkimKey = { domainName: string; selector: string; privateKeyPem: string }
 
 /**
- * The job a compose worker runs: render campaign content for its contact when given (`composeJob`), add open and
- * click tracking when asked, build the MIME message, then sign it when a key is given. Tracking is applied here
- * rather than at enqueue so the stored HTML stays the original.
+ * The job a compose worker runs for a message it builds: render campaign content for its contact when given
+ * (`composeMessageJob`), add open and click tracking when asked, build the MIME message, then sign it when a key is
+ * given. Tracking is applied here rather than at enqueue so the stored HTML stays the original.
  */
-export type ComposeJob = { message: MessageSpec; render?: ContactRender; dkim?: DkimKey; tracking?: EmailTracking }
+export type MessageJob = { message: MessageSpec; render?: ContactRender; dkim?: DkimKey; tracking?: EmailTracking }
 
 /** A built message and the subject it went out with (rendered for its contact when the job had a `render`). */
 export type BuiltMessage = { raw: Buffer; subject: string }
@@ -160,22 +160,30 @@ export class PrivateKeyCache {
  * The finished message, DKIM-signed when the job has a key. Its bytes are an ArrayBuffer of their own, so a
  * compose thread can hand them over without a copy.
  */
-export function buildMessage(job: ComposeJob, keys = new PrivateKeyCache()): Buffer {
+export function buildMessage(job: MessageJob, keys = new PrivateKeyCache()): Buffer {
   const text = composeMessage(job.message, job.tracking && trackingOptions(job.tracking))
-  const message = job.dkim ? signed(text, job.dkim, keys) : text
-  const bytes = Buffer.allocUnsafeSlow(message.length)
-  bytes.write(message, 'latin1')
-  return bytes
+  return signedBytes(text, job.dkim, keys)
 }
 
 /**
- * What a compose thread runs: renders the job's campaign content for its contact first, when it has some (its
- * subject, body and List-Unsubscribe headers replace the stored ones), then builds the message.
+ * What a compose thread runs for a message it builds: renders the job's campaign content for its contact first,
+ * when it has some (its subject, body and List-Unsubscribe headers replace the stored ones), then builds it.
  */
-export async function composeJob(job: ComposeJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
+export async function composeMessageJob(job: MessageJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
   if (!job.render) return { raw: buildMessage(job, keys), subject: job.message.subject }
   const { subject, html, headers } = await renderForContact(job.render)
   return { raw: buildMessage({ ...job, message: { ...job.message, subject, html, headers } }, keys), subject }
+}
+
+/**
+ * A finished message (a string with a character per byte, CRLF line ends) as bytes, with a DKIM signature in
+ * front when a key is given: every message leaves through here, built or relayed.
+ */
+export function signedBytes(text: string, key: DkimKey | undefined, keys: PrivateKeyCache): Buffer {
+  const message = key ? signed(text, key, keys) : text
+  const bytes = Buffer.allocUnsafeSlow(message.length)
+  bytes.write(message, 'latin1')
+  return bytes
 }
 
 function signed(text: string, key: DkimKey, keys: PrivateKeyCache): string {

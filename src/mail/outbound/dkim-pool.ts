@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { type BuiltMessage, type ComposeJob, composeJob, PrivateKeyCache } from './compose.js'
+import { type BuiltMessage, PrivateKeyCache } from './compose.js'
+import { type ComposeJob, composeJob } from './compose-job.js'
 import type { WorkerRequest, WorkerResponse } from './dkim-worker.js'
 
 /** Raised when a message cannot be built (bad input): retrying would fail the same way. */

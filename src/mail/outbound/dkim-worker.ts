@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads'
-import { type ComposeJob, composeJob, PrivateKeyCache } from './compose.js'
+import { PrivateKeyCache } from './compose.js'
+import { type ComposeJob, composeJob } from './compose-job.js'
 
 export type WorkerRequest = { id: number; job: ComposeJob }
 export type WorkerResponse = { id: number; raw: Uint8Array; subject: string } | { id: number; error: string }

@@ -1,7 +1,8 @@
 import type { Database } from '../../db/client.js'
 import { isConnectionLost } from '../../db/connection-loss.js'
 import { domainOf } from '../../mail/address.js'
-import type { ComposeJob } from '../../mail/outbound/compose.js'
+import type { MessageJob } from '../../mail/outbound/compose.js'
+import type { ComposeJob } from '../../mail/outbound/compose-job.js'
 import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import { ComposeError, type ComposePool } from '../../mail/outbound/dkim-pool.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
@@ -9,7 +10,15 @@ import type { LeaseKeeper } from './leases.js'
 import type { PriorityGate } from './priority-gate.js'
 import type { OutcomeRecorder } from './recorder.js'
 import type { DkimSigningKey, ResolveDkimKey } from './signing-keys.js'
-import { bulkPriority, type Claim, type ClaimedEmail, type EmailAttachmentRow, findAttachments } from './sql.js'
+import {
+  bulkPriority,
+  type Claim,
+  type ClaimedEmail,
+  type EmailAttachmentRow,
+  findAttachments,
+  findSubmittedMessages,
+  type SubmittedMessage,
+} from './sql.js'
 
 /** What to render for an email's contact when it is sent (on a compose thread), or why it must not be sent. */
 export type Personalisation = { render: ContactRender } | { error: string }
@@ -43,6 +52,8 @@ export type TrackingLinks = { publicUrl: string; secret: string }
 export type PreparedClaim = {
   attachments: Map<string, EmailAttachmentRow[]>
   personalised: Map<string, Personalisation> | undefined
+  /** The messages taken over SMTP submission that some of the emails relay, by id. */
+  submitted: Map<string, SubmittedMessage>
 }
 
 const maxErrorLength = 1_000
@@ -75,14 +86,41 @@ function describeFailure(err: unknown): Failure {
   }
 }
 
-function toComposeJob(
+/** What to send for an email: the job its compose thread runs, and the envelope sender. */
+type Outgoing = { job: ComposeJob; envelopeFrom: string }
+
+function toOutgoing(
   email: ClaimedEmail,
-  attachments: EmailAttachmentRow[],
+  prepared: PreparedClaim,
   key: DkimSigningKey | undefined,
   tracking: TrackingLinks | undefined,
   render: ContactRender | undefined,
-): ComposeJob {
+): Outgoing {
   const domain = domainOf(email.fromEmail)
+  // Signed for the From header's domain, which is what receivers judge (DMARC), whatever the envelope says.
+  const dkim = key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}
+  const tracked = tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}
+  if (email.submittedMessageId !== null) {
+    const submitted = prepared.submitted.get(email.submittedMessageId)
+    if (!submitted) throw new ComposeError('the message submitted for this email is gone')
+    return {
+      job: { relayed: { raw: submitted.raw, subject: email.subject }, ...dkim, ...tracked },
+      envelopeFrom: submitted.mailFrom,
+    }
+  }
+  return {
+    job: toComposeJob(email, prepared.attachments.get(email.id) ?? [], dkim, tracked, render),
+    envelopeFrom: email.fromEmail,
+  }
+}
+
+function toComposeJob(
+  email: ClaimedEmail,
+  attachments: EmailAttachmentRow[],
+  dkim: Pick<MessageJob, 'dkim'>,
+  tracked: Pick<MessageJob, 'tracking'>,
+  render: ContactRender | undefined,
+): MessageJob {
   return {
     message: {
       messageId: email.messageId,
@@ -101,8 +139,8 @@ function toComposeJob(
       })),
     },
     ...(render ? { render } : {}),
-    ...(key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}),
-    ...(tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}),
+    ...dkim,
+    ...tracked,
   }
 }
 
@@ -113,14 +151,15 @@ export async function prepareClaim(
   { emails, withAttachments }: Claim,
 ): Promise<PreparedClaim> {
   const attachments = new Map<string, EmailAttachmentRow[]>()
-  const [attachmentRows, personalised] = await Promise.all([
+  const [attachmentRows, personalised, submitted] = await Promise.all([
     findAttachments(db, withAttachments),
     personalise?.(emails),
+    findSubmittedMessages(db, emails),
   ])
   for (const row of attachmentRows) {
     attachments.set(row.emailId, [...(attachments.get(row.emailId) ?? []), row])
   }
-  return { attachments, personalised }
+  return { attachments, personalised, submitted: new Map(submitted.map((message) => [message.id, message])) }
 }
 
 export type DeliveryParts = {
@@ -146,13 +185,13 @@ export function createDelivery(parts: DeliveryParts) {
   const { composeGate, transportGate, recorder, leases, isKilled } = parts
   return async function deliver(email: ClaimedEmail, prepared: Promise<PreparedClaim>): Promise<void> {
     try {
-      const { attachments, personalised } = await prepared
+      const claim = await prepared
       if (isKilled()) return
-      const personal = personalised?.get(email.id)
+      const personal = claim.personalised?.get(email.id)
       if (personal && 'error' in personal) throw new ComposeError(personal.error)
       const key = await parts.signingKey(email.projectId, domainOf(email.fromEmail))
       const urgent = email.priority < bulkPriority
-      const job = toComposeJob(email, attachments.get(email.id) ?? [], key, parts.tracking, personal?.render)
+      const { job, envelopeFrom } = toOutgoing(email, claim, key, parts.tracking, personal?.render)
       const { raw, subject } = await composeGate.run(urgent, () => parts.composePool.compose(job))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (leases.isLost(email)) return
@@ -162,7 +201,7 @@ export function createDelivery(parts: DeliveryParts) {
           emailId: email.id,
           campaignId: email.campaignId,
           messageId: email.messageId,
-          envelope: { from: email.fromEmail, to: [email.toEmail] },
+          envelope: { from: envelopeFrom, to: [email.toEmail] },
           subject,
           raw,
         }),

@@ -39,6 +39,11 @@ export type NewEmail = {
   marketing?: boolean
   /** Lower goes first; defaults by source type so transactional mail overtakes a campaign backlog. */
   priority?: number
+  /**
+   * Mail taken over SMTP submission: the stored message it sends as it is (its `html` is then only what the
+   * record shows), and that message's own Message-ID (without angle brackets), shared by all its recipients.
+   */
+  submitted?: { messageId: string; submittedMessageId: string }
 }
 
 const defaultPriority: Record<EmailSourceType, number> = {
@@ -76,7 +81,8 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
       subject: email.subject,
       html: email.html,
       headers: email.headers ?? {},
-      messageId: `${id}@${domainOf(email.from.email)}`,
+      messageId: email.submitted?.messageId ?? `${id}@${domainOf(email.from.email)}`,
+      submittedMessageId: email.submitted?.submittedMessageId ?? null,
     }
   })
   const attachments = input.flatMap((email, index) =>

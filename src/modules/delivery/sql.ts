@@ -44,6 +44,7 @@ export type EmailInsert = Pick<
   | 'subject'
   | 'html'
   | 'messageId'
+  | 'submittedMessageId'
 > & { id: string; sourceType: string; priority: number; headers: Record<string, string>; marketing: boolean }
 
 /**
@@ -56,12 +57,12 @@ export type EmailInsert = Pick<
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
   await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
-      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, tracked, status, failed_at,
-      last_error)
+      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, submitted_message_id, tracked, status,
+      failed_at, last_error)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
       v.priority + CASE WHEN ${sendingHeld(sql`p`)} THEN ${heldPriorityOffset} ELSE 0 END,
       v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
-      v.headers, v."messageId",
+      v.headers, v."messageId", v."submittedMessageId",
       coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false),
       CASE WHEN s.reason IS NULL THEN 'QUEUED' ELSE 'FAILED' END::email_status,
       CASE WHEN s.reason IS NULL THEN NULL ELSE now() END,
@@ -70,7 +71,7 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
       "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
-      "messageId" text, marketing boolean)
+      "messageId" text, "submittedMessageId" uuid, marketing boolean)
     LEFT JOIN projects AS p ON p.id = v."projectId"
     LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
 }
@@ -243,6 +244,24 @@ export async function renewLeases(db: Executor, leases: Lease[], leaseSeconds: n
     WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
     RETURNING e.id`)
   return result.rows.map((row) => row.id)
+}
+
+/** A submitted message's envelope sender and bytes, as the outbox sends it to each of its emails' recipients. */
+export type SubmittedMessage = { id: string; mailFrom: string; raw: Buffer }
+
+/** The messages relayed by these emails, each looked up with its email's project. */
+export async function findSubmittedMessages(
+  db: Executor,
+  emails: readonly Pick<ClaimedEmail, 'projectId' | 'submittedMessageId'>[],
+): Promise<SubmittedMessage[]> {
+  const wanted = emails.filter((email) => email.submittedMessageId !== null)
+  if (wanted.length === 0) return []
+  const result = await db.execute<{ id: string; mail_from: string; raw: Buffer }>(sql`
+    SELECT m.id, m.mail_from, m.raw FROM submitted_messages AS m
+    JOIN (SELECT DISTINCT * FROM unnest(${sql.param(wanted.map((email) => email.submittedMessageId))}::uuid[],
+      ${sql.param(wanted.map((email) => email.projectId))}::uuid[]) AS k(id, project_id)) AS k
+      ON m.id = k.id AND m.project_id = k.project_id`)
+  return result.rows.map((row) => ({ id: row.id, mailFrom: row.mail_from, raw: row.raw }))
 }
 
 export async function findAttachments(db: Executor, emailIds: string[]): Promise<EmailAttachmentRow[]> {

@@ -1,0 +1,22 @@
+import type { BuiltMessage, DkimKey, PrivateKeyCache } from './compose.js'
+import { signedBytes } from './compose.js'
+import { type EmailTracking, trackingOptions } from './tracking-links.js'
+import { trackHtmlParts } from './tracking-mime.js'
+
+/**
+ * A compose thread's job for mail taken over SMTP submission: the client's message as stored (its headers
+ * final: no Bcc, a Message-ID and a Date), tracked when asked, then signed when a key is given.
+ */
+export type RelayedJob = {
+  relayed: { raw: Uint8Array; subject: string }
+  dkim?: DkimKey
+  tracking?: EmailTracking
+}
+
+/** The client's message as it goes out: only its HTML parts change (tracking), then the DKIM signature in front. */
+export async function relayMessage(job: RelayedJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
+  const { raw, subject } = job.relayed
+  const stored = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+  const message = job.tracking ? await trackHtmlParts(stored, trackingOptions(job.tracking)) : stored
+  return { raw: signedBytes(message.toString('latin1'), job.dkim, keys), subject }
+}
