@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { SubmissionHandler } from '../../src/mail/submission/handler.js'
+import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
+import { emailCount, setLimits, usageOf } from '../billing/helpers.js'
+import { verifyDkim } from '../helpers/dkim.js'
+import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { eventually } from '../helpers/emails.js'
+import { type Account, bearer, createAccount, createContact } from '../helpers/factories.js'
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
+import { composeRaw, refusalOf, submission } from './helpers.js'
+
+let sink: SmtpSink
+let env: ServerWithDns
+let handler: SubmissionHandler
+let account: Account
+
+const domain = 'relay.example.com'
+const brand = 'brand.example.com'
+
+beforeAll(async () => {
+  sink = await startSmtpSink()
+  env = await startServerWithDns({ config: { smtpUrl: sink.url } })
+  handler = createSubmissionHandler(env.server.ctx)
+  account = await createAccount(env.server)
+  await addVerifiedDomain(env.server, env.dns, account, domain)
+  await addVerifiedDomain(env.server, env.dns, account, brand)
+})
+afterAll(async () => {
+  await env.close()
+  await sink.close()
+})
+beforeEach(() => sink.reset())
+
+type EmailRow = {
+  id: string
+  to_email: string
+  from_email: string
+  subject: string
+  source_type: string
+  message_id: string
+  submitted_message_id: string | null
+  status: string
+}
+
+async function emailRows(projectId: string, ids: readonly string[]): Promise<EmailRow[]> {
+  const result = await env.server.ctx.db.execute<EmailRow>(sql`
+    SELECT id, to_email, from_email, subject, source_type, message_id, submitted_message_id, status FROM emails
+    WHERE project_id = ${projectId} AND id = ANY(${sql.param([...ids])}::uuid[]) ORDER BY to_email`)
+  return result.rows
+}
+
+async function storedMessages(projectId: string): Promise<number> {
+  const result = await env.server.ctx.db.execute<{ count: number }>(
+    sql`SELECT count(*)::int AS count FROM submitted_messages WHERE project_id = ${projectId}`,
+  )
+  return result.rows[0]?.count ?? 0
+}
+
+/** The header section of a raw message, as text. */
+const headerSection = (raw: Buffer) => raw.subarray(0, raw.indexOf('\r\n\r\n')).toString('latin1')
+
+/** The bytes of a message after the DKIM-Signature field the outbox put in front. */
+function afterSignature(raw: Buffer): Buffer {
+  const text = raw.toString('latin1')
+  const match = /^DKIM-Signature:.*?\r\n(?![ \t])/s.exec(text)
+  expect(match).not.toBeNull()
+  return raw.subarray(match?.[0].length ?? 0)
+}
+
+describe('accepting a submission', () => {
+  it('makes one email per envelope recipient, each delivered once to its own address, exactly as the client wrote it, Bcc aside', async () => {
+    const invoice = randomBytes(6_000)
+    const logo = randomBytes(1_500)
+    const raw = await composeRaw({
+      from: { name: 'Zoë at the Shop', address: `shop@${domain}` },
+      to: 'to@example.net',
+      cc: 'cc@example.net',
+      bcc: 'hidden@example.net',
+      subject: 'Your invoice — Grüße',
+      messageId: `<invoice-42.client@${domain}>`,
+      headers: { 'X-App-Ref': 'inv-42', 'List-Id': '<billing.shop.example>' },
+      text: 'Your invoice is attached.\nhttps://shop.example/invoices/42',
+      html: '<p>Your invoice is attached. <a href="https://shop.example/invoices/42">View</a></p><img src="cid:logo@shop">',
+      attachments: [
+        { filename: 'invoice-42.pdf', content: invoice, contentType: 'application/pdf' },
+        { filename: 'logo.png', content: logo, contentType: 'image/png', cid: 'logo@shop' },
+      ],
+    })
+    expect(headerSection(raw)).toMatch(/^Bcc: hidden@example\.net$/m)
+    const envelope = { from: `bounces@${domain}`, to: ['to@example.net', 'cc@example.net', 'hidden@example.net'] }
+
+    const { emailIds } = await handler.accept(submission(account.project.id, raw, envelope))
+
+    expect(emailIds).toHaveLength(3)
+    expect(new Set(emailIds).size).toBe(3)
+    const rows = await emailRows(account.project.id, emailIds)
+    expect(rows.map((row) => row.to_email)).toEqual(['cc@example.net', 'hidden@example.net', 'to@example.net'])
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        from_email: `shop@${domain}`,
+        subject: 'Your invoice — Grüße',
+        source_type: 'TRANSACTIONAL',
+        message_id: `invoice-42.client@${domain}`,
+        submitted_message_id: rows[0]?.submitted_message_id,
+      })
+    }
+    expect(emailIds[0]).toBe(rows.find((row) => row.to_email === 'to@example.net')?.id)
+
+    const messages = await sink.waitForMessages(3)
+    // Each exactly once: wait for the three to be SENT, then count again.
+    await vi.waitFor(async () => {
+      expect((await emailRows(account.project.id, emailIds)).map((row) => row.status)).toEqual(['SENT', 'SENT', 'SENT'])
+    }, eventually)
+    expect(sink.messages).toHaveLength(3)
+    expect(messages.map((message) => message.envelope.to).sort()).toEqual([
+      ['cc@example.net'],
+      ['hidden@example.net'],
+      ['to@example.net'],
+    ])
+    const withoutBcc = Buffer.from(raw.toString('latin1').replace(/^Bcc: .*\r\n/m, ''), 'latin1')
+    for (const message of messages) {
+      expect(message.envelope.from).toBe(`bounces@${domain}`)
+      expect(headerSection(message.raw)).not.toMatch(/^bcc:/im)
+      // Everything the client wrote, byte for byte, behind our signature.
+      expect(afterSignature(message.raw).equals(withoutBcc)).toBe(true)
+      const parsed = message.parsed
+      expect(parsed.messageId).toBe(`<invoice-42.client@${domain}>`)
+      expect(parsed.headers.get('x-app-ref')).toBe('inv-42')
+      expect(parsed.subject).toBe('Your invoice — Grüße')
+      expect(parsed.attachments.find((part) => part.filename === 'invoice-42.pdf')?.content.equals(invoice)).toBe(true)
+      const inline = parsed.attachments.find((part) => part.filename === 'logo.png')
+      expect(inline?.content.equals(logo)).toBe(true)
+      expect(inline?.contentId).toBe('<logo@shop>')
+      expect(await verifyDkim(message.raw, env.dns)).toEqual([
+        expect.objectContaining({ signingDomain: domain, status: expect.objectContaining({ result: 'pass' }) }),
+      ])
+    }
+    expect(await storedMessages(account.project.id)).toBeGreaterThanOrEqual(1)
+  })
+
+  it("signs with the From header's domain and checks it when it differs from MAIL FROM's", async () => {
+    const raw = await composeRaw({ from: `news@${brand}`, to: 'reader@example.net', subject: 'Brand news', text: 'Hi' })
+    const { emailIds } = await handler.accept(
+      submission(account.project.id, raw, { from: `bounces@${domain}`, to: ['reader@example.net'] }),
+    )
+    const [message] = await sink.waitForMessages(1)
+    expect(message?.envelope.from).toBe(`bounces@${domain}`)
+    expect(await verifyDkim(message?.raw ?? Buffer.alloc(0), env.dns)).toEqual([
+      expect.objectContaining({ signingDomain: brand, status: expect.objectContaining({ result: 'pass' }) }),
+    ])
+    expect((await emailRows(account.project.id, emailIds))[0]?.from_email).toBe(`news@${brand}`)
+
+    const before = await emailCount(env.server, account.project.id)
+    const foreign = await composeRaw({ from: 'ceo@bank.example', to: 'reader@example.net', subject: 'x', text: 'x' })
+    expect(
+      await refusalOf(
+        handler.accept(submission(account.project.id, foreign, { from: `app@${domain}`, to: ['reader@example.net'] })),
+      ),
+    ).toEqual({ code: 550, message: '5.7.1 Sender domain bank.example is not registered to this project' })
+    expect(await emailCount(env.server, account.project.id)).toBe(before)
+  })
+
+  it('refuses a message without a From header with 550 5.6.0 and stores nothing', async () => {
+    const raw = Buffer.from('To: reader@example.net\r\nSubject: anonymous\r\n\r\nWho sent this?\r\n')
+    const before = await storedMessages(account.project.id)
+    expect(
+      await refusalOf(
+        handler.accept(submission(account.project.id, raw, { from: `app@${domain}`, to: ['reader@example.net'] })),
+      ),
+    ).toEqual({ code: 550, message: '5.6.0 The message has no From header; receivers need one to judge it' })
+    expect(await storedMessages(account.project.id)).toBe(before)
+  })
+
+  it('gives a message without a Message-ID or a Date its own, the same for every recipient', async () => {
+    const raw = Buffer.from(
+      `From: app@${domain}\r\nTo: a@example.net, b@example.net\r\nSubject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=\r\n\r\nHello\r\n`,
+    )
+    const { emailIds } = await handler.accept(
+      submission(account.project.id, raw, { from: `app@${domain}`, to: ['a@example.net', 'b@example.net'] }),
+    )
+    const rows = await emailRows(account.project.id, emailIds)
+    expect(rows[0]?.subject).toBe('Grüße')
+    const messageId = rows[0]?.message_id
+    expect(messageId).toBe(`${rows[0]?.submitted_message_id}@${domain}`)
+    expect(rows[1]?.message_id).toBe(messageId)
+    const messages = await sink.waitForMessages(2)
+    for (const message of messages) {
+      expect(message.parsed.messageId).toBe(`<${messageId}>`)
+      expect(message.parsed.date).toBeInstanceOf(Date)
+      expect(message.parsed.text).toBe('Hello\n')
+    }
+  })
+
+  it('upserts each recipient as a contact: a new one unsubscribed, an existing one unchanged', async () => {
+    const subscribed = await createContact(env.server, account, { subscribed: true, data: { plan: 'pro' } })
+    const unsubscribed = await createContact(env.server, account, { subscribed: false })
+    const fresh = `new-${randomBytes(4).toString('hex')}@example.net`
+    const raw = await composeRaw({ from: `app@${domain}`, to: 'undisclosed-recipients:;', subject: 'Hi', text: 'x' })
+    await handler.accept(
+      submission(account.project.id, raw, {
+        from: `app@${domain}`,
+        to: [subscribed.email.toUpperCase(), unsubscribed.email, fresh],
+      }),
+    )
+    const contacts = await env.server.ctx.pool.query<{ email: string; subscribed: boolean; data: unknown }>(
+      'SELECT email, subscribed, data FROM contacts WHERE project_id = $1 AND email = ANY($2) ORDER BY email',
+      [account.project.id, [subscribed.email, unsubscribed.email, fresh]],
+    )
+    expect(contacts.rows).toEqual(
+      [
+        { email: subscribed.email, subscribed: true, data: { plan: 'pro' } },
+        { email: unsubscribed.email, subscribed: false, data: {} },
+        { email: fresh, subscribed: false, data: {} },
+      ].sort((a, b) => a.email.localeCompare(b.email)),
+    )
+    await sink.waitForMessages(3)
+  })
+
+  it('an Idempotency-Key makes a resubmission after a lost 250 a no-op, and never reaches the recipient', async () => {
+    const key = `relay-${randomBytes(6).toString('hex')}`
+    const raw = await composeRaw({
+      from: `app@${domain}`,
+      to: 'once@example.net',
+      subject: 'Only once',
+      text: 'x',
+      headers: { 'Idempotency-Key': key },
+    })
+    const envelope = { from: `app@${domain}`, to: ['once@example.net'] }
+    const first = await handler.accept(submission(account.project.id, raw, envelope))
+    expect(first.emailIds).toHaveLength(1)
+    const again = await handler.accept(submission(account.project.id, raw, envelope))
+    expect(again).toEqual({ emailIds: [] })
+    const rows = await env.server.ctx.pool.query(
+      `SELECT id FROM emails WHERE project_id = $1 AND to_email = 'once@example.net'`,
+      [account.project.id],
+    )
+    expect(rows.rows).toEqual([{ id: first.emailIds[0] }])
+    const [message] = await sink.waitForMessages(1)
+    expect(headerSection(message?.raw ?? Buffer.alloc(0))).not.toMatch(/idempotency-key/i)
+
+    // The same key in another project is another key.
+    const other = await createAccount(env.server, 'Other')
+    await addVerifiedDomain(env.server, env.dns, other, 'other-relay.example.com')
+    const theirs = await composeRaw({
+      from: 'app@other-relay.example.com',
+      to: 'once@example.net',
+      subject: 'x',
+      text: 'x',
+      headers: { 'Idempotency-Key': key },
+    })
+    const accepted = await handler.accept(
+      submission(other.project.id, theirs, { from: 'app@other-relay.example.com', to: ['once@example.net'] }),
+    )
+    expect(accepted.emailIds).toHaveLength(1)
+  })
+
+  it('refuses an Idempotency-Key an API request already used, with 550 5.6.0', async () => {
+    const key = `api-${randomBytes(6).toString('hex')}`
+    const sent = await env.server.app.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: { ...bearer(account.secretKey), 'idempotency-key': key },
+      payload: { to: 'api@example.net', subject: 'API', body: '<p>x</p>', from: `app@${domain}` },
+    })
+    expect(sent.statusCode).toBe(200)
+    const raw = await composeRaw({
+      from: `app@${domain}`,
+      to: 'api@example.net',
+      subject: 'x',
+      text: 'x',
+      headers: { 'Idempotency-Key': key },
+    })
+    expect(
+      await refusalOf(
+        handler.accept(submission(account.project.id, raw, { from: `app@${domain}`, to: ['api@example.net'] })),
+      ),
+    ).toEqual({ code: 550, message: '5.6.0 This Idempotency-Key was already used by another request (POST /v1/send)' })
+    await sink.waitForMessages(1)
+  })
+
+  it('over the monthly transactional cap: 452 4.3.1 and nothing stored, no contact, no usage', async () => {
+    const capped = await createAccount(env.server, 'Capped')
+    await addVerifiedDomain(env.server, env.dns, capped, 'capped.example.com')
+    await setLimits(env.server, capped, { transactional: 1 })
+    const raw = await composeRaw({ from: 'app@capped.example.com', to: 'x@example.net', subject: 'x', text: 'x' })
+    const refused = await refusalOf(
+      handler.accept(
+        submission(capped.project.id, raw, { from: 'app@capped.example.com', to: ['x@example.net', 'y@example.net'] }),
+      ),
+    )
+    expect(refused.code).toBe(452)
+    expect(refused.message).toMatch(/^4\.3\.1 The project's monthly transactional limit of 1 emails is reached/)
+    expect(await emailCount(env.server, capped.project.id)).toBe(0)
+    expect(await storedMessages(capped.project.id)).toBe(0)
+    expect(await usageOf(env.server, capped.project.id, 'transactional')).toBe(0)
+    const contacts = await env.server.ctx.pool.query('SELECT 1 FROM contacts WHERE project_id = $1', [
+      capped.project.id,
+    ])
+    expect(contacts.rowCount).toBe(0)
+  })
+})
