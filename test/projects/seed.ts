@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { expect, vi } from 'vitest'
+import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
 import { waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
 import type { TestServer } from '../helpers/server.js'
@@ -13,7 +14,7 @@ async function ok(response: { statusCode: number; body: string }, status: number
 
 /**
  * A project with a row in every kind of table a user's work fills: a domain, contacts, a sent and captured email
- * (with an Idempotency-Key), events, a template, a segment, a campaign, a workflow with a waiting execution, a bulk
+ * (with an Idempotency-Key), a relayed one, events, a template, a segment, a campaign, a workflow with a waiting execution, a bulk
  * job and its pg-boss job, an uploaded image, a suppression, an inbound message record, billing caps and usage,
  * and a second member.
  */
@@ -38,6 +39,15 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
     payload: { to: uniqueEmail('to'), from, subject: 'Hi', body: '<p>Hi</p>' },
   })
   await ok(send, 200)
+  // A message taken over SMTP submission, stored once for its recipient.
+  const relayedTo = uniqueEmail('relayed')
+  await createSubmissionHandler(server.ctx).accept({
+    projectId,
+    mailFrom: from,
+    recipients: [relayedTo],
+    raw: Buffer.from(`From: ${from}\r\nTo: ${relayedTo}\r\nSubject: Relayed\r\n\r\nHi\r\n`),
+    remoteAddress: '127.0.0.1',
+  })
   await ok(
     await call('POST', '/v1/track', { email: contacts[0]?.email, event: 'signed-up', data: { plan: 'pro' } }),
     200,
@@ -107,7 +117,7 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
     },
     { timeout: 30_000, interval: 50 },
   )
-  // The outbox has delivered the email into the local mailbox (captured_messages).
+  // The outbox has delivered both emails into the local mailbox (captured_messages).
   await vi.waitFor(
     async () => {
       const captured = await server.ctx.db.execute<{ count: number }>(
@@ -116,7 +126,7 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
       const emails = await server.ctx.db.execute(
         sql`SELECT status, attempts, last_error, next_attempt_at, now() AS now FROM emails WHERE project_id = ${projectId}`,
       )
-      expect(captured.rows[0]?.count, JSON.stringify(emails.rows)).toBe(1)
+      expect(captured.rows[0]?.count, JSON.stringify(emails.rows)).toBe(2)
       // Its outcome too, which publishes email.sent for the dispatcher below: a later rollup row would make the
       // "nothing changes" comparisons flaky.
       expect(emails.rows.filter((row) => row.status === 'QUEUED' || row.status === 'SENDING')).toEqual([])

@@ -14,6 +14,8 @@ import { requireProjectRole } from './member-role.js'
  */
 export const resetWipedTables = [
   'emails',
+  // After the emails that point to them: messages taken over SMTP submission.
+  'submitted_messages',
   'captured_messages',
   'idempotency_keys',
   'inbound_emails',
