@@ -203,7 +203,7 @@ export async function assertSenderAllowedBatched(
 }
 
 type SenderKey = { projectId: string; domain: string }
-type SenderRow = { project_id: string; id: string; domain: string; status: DomainRow['status'] }
+export type SenderRow = { project_id: string; id: string; domain: string; status: DomainRow['status'] }
 
 async function findSenderDomains(db: Executor, keys: readonly SenderKey[]): Promise<(SenderRow | undefined)[]> {
   const result = await db.execute<SenderRow>(sql`
@@ -220,7 +220,8 @@ const senderLookupOf = batcherPer((db: Database) => ({
   run: async (keys: SenderKey[]) => allOk(await findSenderDomains(db, keys)),
 }))
 
-function senderRule(
+/** The rule itself, over the domain's row as found (undefined: not registered), for lookups made elsewhere. */
+export function senderRule(
   config: Pick<Config, 'mailTransport'>,
   fromAddress: string,
   domain: string,

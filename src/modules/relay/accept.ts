@@ -3,14 +3,13 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { domainOf, normalizeEmail } from '../../mail/address.js'
 import { SmtpRefusal, type Submission } from '../../mail/submission/handler.js'
-import { chargeUsage } from '../billing/usage.js'
-import { upsertContacts } from '../contacts/service.js'
-import { enqueueEmails, type NewEmail, wakeOutbox } from '../delivery/service.js'
-import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
-import { readSubmittedMessage, type SubmittedMessage } from './message-headers.js'
+import { wakeOutbox } from '../delivery/service.js'
+import type { IdempotencyClaim } from '../idempotency/service.js'
+import { groupCommitMaxBytes, relayBatcherOf } from './batch.js'
+import { readSubmittedMessage } from './message-headers.js'
 import { overBillingCap } from './recipient.js'
 import { assertSenderDomain } from './sender.js'
-import { insertSubmittedMessage } from './sql.js'
+import { type SubmissionToStore, storeSubmissions } from './store.js'
 
 /** How an SMTP submission names itself in `idempotency_keys`, beside the API's `POST /v1/send`. */
 const idempotencyMethod = 'SMTP'
@@ -18,51 +17,23 @@ const idempotencyMethod = 'SMTP'
 /** The envelope recipients once each (an address given twice, in any case, gets one email), in order. */
 function distinctRecipients(recipients: readonly string[]): string[] {
   const seen = new Map<string, string>()
-  for (const recipient of recipients)
+  for (const recipient of recipients) {
     if (!seen.has(normalizeEmail(recipient))) seen.set(normalizeEmail(recipient), recipient)
+  }
   return [...seen.values()]
 }
 
 /**
- * The one transaction of an accepted submission: the Idempotency-Key's claim, each recipient upserted as a contact
- * (a new one unsubscribed, an existing one unchanged, as /v1/send does), the message stored once, one email per
- * recipient pointing to it, and the monthly transactional usage charged last (over the cap, nothing is stored).
+ * Stores the submission: through the group commit when it may share a transaction, alone when it claims an
+ * Idempotency-Key (a conflict must fail it alone) or is large.
  */
-async function storeSubmission(
-  ctx: AppContext,
-  submission: Submission,
-  id: string,
-  message: SubmittedMessage,
-  recipients: readonly string[],
-): Promise<string[]> {
-  const { projectId } = submission
-  const claim: IdempotencyClaim | undefined = message.idempotencyKey
-    ? { key: message.idempotencyKey, method: idempotencyMethod, path: 'DATA', ttlHours: ctx.config.idempotencyTtlHours }
-    : undefined
-  return ctx.db.transaction(async (tx) => {
-    if (claim) await claimIdempotencyKey(tx, projectId, claim)
-    const contacts = await upsertContacts(
-      tx,
-      recipients.map((email) => ({ projectId, email, subscribedIfNew: false })),
-    )
-    await insertSubmittedMessage(tx, { id, projectId, mailFrom: submission.mailFrom, raw: message.raw })
-    const emails = recipients.map(
-      (recipient, index): NewEmail => ({
-        from: message.from,
-        to: { email: recipient },
-        subject: message.subject,
-        // Nothing shows an email's stored HTML, and a relayed one is sent from the stored message: no copy.
-        html: '',
-        contactId: contacts[index]?.contact.id ?? null,
-        sourceType: 'TRANSACTIONAL',
-        marketing: false,
-        submitted: { messageId: message.messageId, submittedMessageId: id },
-      }),
-    )
-    const emailIds = await enqueueEmails(tx, projectId, emails)
-    await chargeUsage(tx, projectId, 'transactional', recipients.length)
+async function store(ctx: AppContext, item: SubmissionToStore): Promise<string[]> {
+  if (item.claim || item.message.raw.length > groupCommitMaxBytes) {
+    const [emailIds = []] = await storeSubmissions(ctx, [item])
+    wakeOutbox(ctx.pool)
     return emailIds
-  })
+  }
+  return relayBatcherOf(ctx)(item)
 }
 
 /** Whether a refused claim was this relay's own (a resubmission after a lost 250) rather than an API request's. */
@@ -85,9 +56,13 @@ export async function acceptSubmission(ctx: AppContext, submission: Submission):
     await assertSenderDomain(ctx, submission.projectId, message.from.email)
   }
   const recipients = distinctRecipients(submission.recipients)
+  const { projectId, mailFrom } = submission
+  const claim: IdempotencyClaim | undefined = message.idempotencyKey
+    ? { key: message.idempotencyKey, method: idempotencyMethod, path: 'DATA', ttlHours: ctx.config.idempotencyTtlHours }
+    : undefined
   let emailIds: string[]
   try {
-    emailIds = await storeSubmission(ctx, submission, id, message, recipients)
+    emailIds = await store(ctx, { id, projectId, mailFrom, message, recipients, ...(claim && { claim }) })
   } catch (err) {
     if (!(err instanceof AppError)) throw err
     if (err.code === 'BILLING_LIMIT_EXCEEDED') throw overBillingCap(err)
@@ -98,7 +73,6 @@ export async function acceptSubmission(ctx: AppContext, submission: Submission):
     throw err
   }
   ctx.metrics.emails.accepted(emailIds.length)
-  wakeOutbox(ctx.pool)
   const byAddress = new Map(recipients.map((recipient, index) => [normalizeEmail(recipient), emailIds[index] ?? '']))
   return { emailIds: submission.recipients.map((recipient) => byAddress.get(normalizeEmail(recipient)) ?? '') }
 }

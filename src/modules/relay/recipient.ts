@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
-import { AppError } from '../../errors.js'
+import type { AppError } from '../../errors.js'
 import { SmtpRefusal } from '../../mail/submission/handler.js'
-import { assertWithinLimit } from '../billing/usage.js'
+import { limitExceeded } from '../billing/usage.js'
 import { suppressedEmailErrors } from '../suppressions/service.js'
-import { findSuppression } from './sql.js'
+import { findRecipientState } from './sql.js'
 
 const mailbox = z.email().max(254)
 
@@ -22,14 +22,7 @@ export async function checkRecipient(ctx: AppContext, projectId: string, address
   if (!mailbox.safeParse(address).success) {
     throw new SmtpRefusal(553, `5.1.3 The recipient address ${address} is not valid`)
   }
-  const [suppression, cap] = await Promise.allSettled([
-    findSuppression(ctx.db, projectId, address),
-    assertWithinLimit(ctx.db, projectId, 'transactional', 1),
-  ])
-  if (suppression.status === 'rejected') throw suppression.reason
-  if (suppression.value) throw new SmtpRefusal(550, `5.1.1 ${address} is ${suppressedEmailErrors[suppression.value]}`)
-  if (cap.status === 'rejected') {
-    if (cap.reason instanceof AppError && cap.reason.code === 'BILLING_LIMIT_EXCEEDED') throw overBillingCap(cap.reason)
-    throw cap.reason
-  }
+  const state = await findRecipientState(ctx.db, projectId, address)
+  if (state.suppression) throw new SmtpRefusal(550, `5.1.1 ${address} is ${suppressedEmailErrors[state.suppression]}`)
+  if (!state.withinCap) throw overBillingCap(await limitExceeded(ctx.db, projectId, 'transactional', 1))
 }
