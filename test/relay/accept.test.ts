@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { SubmissionHandler } from '../../src/mail/submission/handler.js'
 import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
+import { readSubmittedMessage } from '../../src/modules/relay/message-headers.js'
+import { storeSubmissions } from '../../src/modules/relay/store.js'
 import { emailCount, setLimits, usageOf } from '../billing/helpers.js'
 import { verifyDkim } from '../helpers/dkim.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
@@ -299,5 +301,94 @@ describe('accepting a submission', () => {
       capped.project.id,
     ])
     expect(contacts.rowCount).toBe(0)
+  })
+
+  it('submissions ending together share a commit, and one over its cap is refused alone', async () => {
+    const capped = await createAccount(env.server, 'Capped together')
+    await addVerifiedDomain(env.server, env.dns, capped, 'capped-together.example.com')
+    await setLimits(env.server, capped, { transactional: 1 })
+    const shared = `shared-${randomBytes(4).toString('hex')}@example.net`
+    const ours = await Promise.all(
+      Array.from({ length: 6 }, async (_, index) => {
+        const raw = await composeRaw({ from: `app@${domain}`, to: shared, subject: `Together ${index}`, text: 'x' })
+        // The same new contact in every one of them: upserted once per transaction, never twice in a statement.
+        return handler.accept(submission(account.project.id, raw, { from: `app@${domain}`, to: [shared] }))
+      }),
+    )
+    const theirs = await composeRaw({ from: 'app@capped-together.example.com', to: 'a@example.net', text: 'x' })
+    const [refused, ...accepted] = await Promise.allSettled([
+      handler.accept(
+        submission(capped.project.id, theirs, {
+          from: 'app@capped-together.example.com',
+          to: ['a@example.net', 'b@example.net'],
+        }),
+      ),
+      ...Array.from({ length: 6 }, async (_, index) => {
+        const raw = await composeRaw({ from: `app@${domain}`, to: shared, subject: `Beside ${index}`, text: 'x' })
+        return handler.accept(submission(account.project.id, raw, { from: `app@${domain}`, to: [shared] }))
+      }),
+    ])
+    expect(refused).toMatchObject({ status: 'rejected', reason: { responseCode: 452 } })
+    expect(accepted.map((outcome) => outcome.status)).toEqual(Array(6).fill('fulfilled'))
+    expect(await emailCount(env.server, capped.project.id)).toBe(0)
+    expect(ours.every((result) => result.emailIds.length === 1)).toBe(true)
+    const contacts = await env.server.ctx.pool.query(
+      'SELECT subscribed FROM contacts WHERE project_id = $1 AND email = $2',
+      [account.project.id, shared],
+    )
+    expect(contacts.rows).toEqual([{ subscribed: false }])
+    await sink.waitForMessages(12)
+  })
+
+  it('the same Idempotency-Key submitted twice at once stores the message once', async () => {
+    const raw = await composeRaw({
+      from: `app@${domain}`,
+      to: 'race@example.net',
+      subject: 'Raced',
+      text: 'x',
+      headers: { 'Idempotency-Key': `race-${randomBytes(6).toString('hex')}` },
+    })
+    const envelope = { from: `app@${domain}`, to: ['race@example.net'] }
+    const results = await Promise.all([
+      handler.accept(submission(account.project.id, raw, envelope)),
+      handler.accept(submission(account.project.id, raw, envelope)),
+    ])
+    expect(results.map((result) => result.emailIds.length).sort()).toEqual([0, 1])
+    await sink.waitForMessages(1)
+    const rows = await env.server.ctx.pool.query(
+      `SELECT count(*)::int AS count FROM emails WHERE project_id = $1 AND to_email = 'race@example.net'`,
+      [account.project.id],
+    )
+    expect(rows.rows).toEqual([{ count: 1 }])
+  })
+
+  it("one group commit stores submissions from two projects to one address, each with its project's contact", async () => {
+    const other = await createAccount(env.server, 'Other project')
+    const address = `both-${randomBytes(4).toString('hex')}@example.net`
+    const raw = await composeRaw({ from: `app@${domain}`, to: address, subject: 'Grouped', text: 'x' })
+    const item = (projectId: string) => {
+      const id = randomUUID()
+      return {
+        id,
+        projectId,
+        mailFrom: `app@${domain}`,
+        message: readSubmittedMessage(raw, id, new Date()),
+        recipients: [address],
+      }
+    }
+    const stored = await storeSubmissions(env.server.ctx, [
+      item(account.project.id),
+      item(account.project.id),
+      item(other.project.id),
+    ])
+    expect(stored.map((ids) => ids.length)).toEqual([1, 1, 1])
+    const rows = await env.server.ctx.pool.query<{ project_id: string; contact: string }>(
+      `SELECT e.project_id, c.project_id AS contact FROM emails AS e JOIN contacts AS c ON c.id = e.contact_id
+       WHERE e.id = ANY($1) ORDER BY e.project_id`,
+      [stored.flat()],
+    )
+    expect(rows.rows.every((row) => row.project_id === row.contact)).toBe(true)
+    expect(rows.rowCount).toBe(3)
+    await sink.waitForMessages(3)
   })
 })
