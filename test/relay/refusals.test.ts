@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SubmissionHandler } from '../../src/mail/submission/handler.js'
 import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
 import { setLimits } from '../billing/helpers.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
+import { startTestServer } from '../helpers/server.js'
 import { refusalOf } from './helpers.js'
 
 let env: ServerWithDns
@@ -181,5 +183,36 @@ describe('RCPT TO', () => {
       code: 452,
       message: expect.stringMatching(/^4\.3\.1 The project's monthly transactional limit of 0 emails is reached/),
     })
+  })
+})
+
+// Shared with the API's counts through Redis; runs where a Redis server is given (CI sets TEST_REDIS_URL).
+describe.runIf(process.env.TEST_REDIS_URL)('failed logins counted with the API through Redis', () => {
+  it('wrong API keys and wrong SMTP passwords from one address add up to one budget', async () => {
+    const server = await startTestServer({
+      worker: false,
+      config: { redisUrl: process.env.TEST_REDIS_URL, failedAuthLimitPerMinute: 3 },
+    })
+    try {
+      const owner = await createAccount(server)
+      const relay = createSubmissionHandler(server.ctx)
+      // A /64 of its own per run: the counters outlive the test in the shared Redis.
+      const address = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await server.app.inject({
+          method: 'GET',
+          url: '/contacts',
+          remoteAddress: address,
+          headers: bearer(`sk_${'0'.repeat(64)}`),
+        })
+        expect(response.statusCode).toBe(401)
+      }
+      const wrong = relay.authenticate({ username: 'plunk', password: 'wrong', remoteAddress: address })
+      expect((await refusalOf(wrong)).code).toBe(535)
+      const right = relay.authenticate({ username: 'plunk', password: owner.secretKey, remoteAddress: address })
+      expect((await refusalOf(right)).code).toBe(421)
+    } finally {
+      await server.close()
+    }
   })
 })
