@@ -13,10 +13,22 @@ export type RelayedJob = {
   tracking?: EmailTracking
 }
 
+/**
+ * Tracking is the only change, and it must never cost the message: a MIME structure the splitter refuses (more
+ * parts than it allows, say) goes out as the client wrote it, untracked.
+ */
+async function tracked(stored: Buffer, tracking: EmailTracking): Promise<Buffer> {
+  try {
+    return await trackHtmlParts(stored, trackingOptions(tracking))
+  } catch {
+    return stored
+  }
+}
+
 /** The client's message as it goes out: only its HTML parts change (tracking), then the DKIM signature in front. */
 export async function relayMessage(job: RelayedJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
   const { raw, subject } = job.relayed
   const stored = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const message = job.tracking ? await trackHtmlParts(stored, trackingOptions(job.tracking)) : stored
+  const message = job.tracking ? await tracked(stored, job.tracking) : stored
   return { raw: signedBytes(message.toString('latin1'), job.dkim, keys), subject }
 }
