@@ -50,6 +50,8 @@ function claimedBySubmission(err: AppError): boolean {
  * resubmission with an Idempotency-Key already taken by a submission stores nothing and resolves with no ids.
  */
 export async function acceptSubmission(ctx: AppContext, submission: Submission): Promise<{ emailIds: string[] }> {
+  // The server never gets this far without a recipient; storing a message for nobody would be a silent loss.
+  if (submission.recipients.length === 0) throw new SmtpRefusal(554, '5.5.1 No valid recipients')
   const id = randomUUID()
   const message = readSubmittedMessage(submission.raw, id, new Date())
   if (domainOf(message.from.email) !== domainOf(submission.mailFrom)) {

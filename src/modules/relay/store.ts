@@ -43,9 +43,8 @@ function emailsOf(item: SubmissionToStore, contactIds: ReadonlyMap<string, strin
  */
 export async function storeSubmissions(ctx: AppContext, items: readonly SubmissionToStore[]): Promise<string[][]> {
   const contacts = new Map<string, { projectId: string; email: string }>()
-  for (const item of items) {
-    for (const email of item.recipients)
-      contacts.set(contactKey(item.projectId, email), { projectId: item.projectId, email })
+  for (const { projectId, recipients } of items) {
+    for (const email of recipients) contacts.set(contactKey(projectId, email), { projectId, email })
   }
   return ctx.db.transaction(async (tx) => {
     for (const item of items) if (item.claim) await claimIdempotencyKey(tx, item.projectId, item.claim)
