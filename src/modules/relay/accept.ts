@@ -9,6 +9,7 @@ import { groupCommitMaxBytes, relayBatcherOf } from './batch.js'
 import { readSubmittedMessage } from './message-headers.js'
 import { overBillingCap } from './recipient.js'
 import { assertSenderDomain } from './sender.js'
+import { findEmailsOfKey } from './sql.js'
 import { type SubmissionToStore, storeSubmissions } from './store.js'
 
 /** How an SMTP submission names itself in `idempotency_keys`, beside the API's `POST /v1/send`. */
@@ -47,7 +48,8 @@ function claimedBySubmission(err: AppError): boolean {
 /**
  * End of DATA: reads the header section, judges the From header's domain when it differs from MAIL FROM's, and
  * stores the message for every accepted recipient before resolving, so the 250 means it is committed. A
- * resubmission with an Idempotency-Key already taken by a submission stores nothing and resolves with no ids.
+ * resubmission with an Idempotency-Key already taken by a submission stores nothing and answers with the ids of
+ * the emails the first one made (an address it did not have: '').
  */
 export async function acceptSubmission(ctx: AppContext, submission: Submission): Promise<{ emailIds: string[] }> {
   // The server never gets this far without a recipient; storing a message for nobody would be a silent loss.
@@ -69,7 +71,10 @@ export async function acceptSubmission(ctx: AppContext, submission: Submission):
     if (!(err instanceof AppError)) throw err
     if (err.code === 'BILLING_LIMIT_EXCEEDED') throw overBillingCap(err)
     if (err.code === 'IDEMPOTENCY_KEY_REUSED') {
-      if (claimedBySubmission(err)) return { emailIds: [] }
+      if (claimedBySubmission(err) && claim) {
+        const original = await findEmailsOfKey(ctx.db, projectId, claim.key)
+        return { emailIds: submission.recipients.map((recipient) => original.get(normalizeEmail(recipient)) ?? '') }
+      }
       throw new SmtpRefusal(550, '5.6.0 This Idempotency-Key was already used by another request (POST /v1/send)')
     }
     throw err

@@ -71,6 +71,19 @@ export async function findRecipientState(db: Executor, projectId: string, addres
   return { suppression: row?.reason ?? undefined, withinCap: row?.within_cap ?? true }
 }
 
+/**
+ * The emails the latest submission with this Idempotency-Key made, by recipient address (normalized): what a
+ * resubmission after a lost 250 answers with.
+ */
+export async function findEmailsOfKey(db: Executor, projectId: string, key: string): Promise<Map<string, string>> {
+  const result = await db.execute<{ id: string; to_email: string }>(sql`
+    SELECT e.id, e.to_email FROM emails AS e
+    WHERE e.project_id = ${projectId} AND e.submitted_message_id = (
+      SELECT m.id FROM submitted_messages AS m WHERE m.project_id = ${projectId} AND m.idempotency_key = ${key}
+      ORDER BY m.created_at DESC LIMIT 1)`)
+  return new Map(result.rows.map((row) => [row.to_email.trim().toLowerCase(), row.id]))
+}
+
 export type NewSubmittedMessage = typeof submittedMessages.$inferInsert
 
 export async function insertSubmittedMessages(db: Executor, messages: readonly NewSubmittedMessage[]): Promise<void> {

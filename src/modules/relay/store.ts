@@ -56,7 +56,13 @@ export async function storeSubmissions(ctx: AppContext, items: readonly Submissi
     const contactIds = new Map(upserted.map(({ contact }, index) => [keys[index] ?? '', contact.id]))
     await insertSubmittedMessages(
       tx,
-      items.map((item) => ({ id: item.id, projectId: item.projectId, mailFrom: item.mailFrom, raw: item.message.raw })),
+      items.map((item) => ({
+        id: item.id,
+        projectId: item.projectId,
+        mailFrom: item.mailFrom,
+        raw: item.message.raw,
+        idempotencyKey: item.claim?.key ?? null,
+      })),
     )
     const emailIds: string[][] = []
     for (const projectId of new Set(items.map((item) => item.projectId))) {
