@@ -6,6 +6,8 @@ import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
 import { createLogger } from './logger.js'
 import { type MetricsServer, startMetricsServer } from './modules/metrics/server.js'
+import { createSubmissionHandler } from './modules/relay/handler.js'
+import { startRelayListeners } from './modules/relay/listeners.js'
 import { assertSystemSenderSigned } from './modules/system-mail/sender-check.js'
 import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
 
@@ -42,6 +44,8 @@ async function run(command: string, config: Config): Promise<void> {
     if (role !== 'api') worker = await startWorker(ctx)
     app = role !== 'worker' ? await buildServer(ctx) : undefined
     if (app) await app.listen({ port: config.port, host: config.host })
+    // The SMTP relay serves where the API does; it closes with the context, before the database.
+    if (app) await startRelayListeners(ctx, createSubmissionHandler(ctx))
     if (config.metrics.port !== undefined) {
       metricsServer = await startMetricsServer(ctx, config.metrics.port)
       log.info(`metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`)

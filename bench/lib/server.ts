@@ -47,7 +47,16 @@ export async function startBenchServer(
   const nodeArgs = ['--max-semi-space-size=16', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])]
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'dist/cli.js', options.command ?? 'start'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      // The SMTP relay runs, as by default, on free ports, so a port another program holds fails no benchmark.
+      SMTP_RELAY_PORT: '0',
+      SMTP_RELAY_TLS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -44,6 +44,9 @@ export function runCli(
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'info',
       SYSTEM_EMAIL_DKIM: 'relay',
+      // The SMTP relay runs, as it does by default, on free ports: several processes of a test share the machine.
+      SMTP_RELAY_PORT: '0',
+      SMTP_RELAY_TLS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
