@@ -84,7 +84,7 @@ suite(name, { timeout: 240_000 }, () => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: relayServer.url })
       const { project } = await openNewProject(page, relayServer.url, uniqueEmail(), 'Relay shop')
       // The keys page, where a user holding the secret key starts, points here.
-      await page.getByRole('link', { name: 'SMTP relay settings' }).click()
+      await page.getByRole('link', { name: 'SMTP relay page' }).click()
       await page.waitForURL('**/app/smtp')
       await page.getByRole('heading', { name: 'SMTP relay', level: 1 }).waitFor()
       await page.getByRole('table', { name: 'SMTP settings' }).waitFor()

@@ -39,7 +39,7 @@ export function KeysPage() {
           browsers); the secret key works on every endpoint and must stay on your servers. Apps that send over SMTP use
           the secret key as their password: see the{' '}
           <Anchor component={Link} to="/smtp" underline="always">
-            SMTP relay settings
+            SMTP relay page
           </Anchor>
           .
         </Text>
