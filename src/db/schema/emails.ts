@@ -129,8 +129,11 @@ export const emails = pgTable(
     index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
     // A contact's emails: email-activity conditions for one contact, and the set-null of a deleted contact.
     index('emails_contact_index').on(table.contactId).where(sql`${table.contactId} IS NOT NULL`),
-    // A campaign's emails (progress, cancel); only campaign mail has an entry.
-    index('emails_campaign_index').on(table.campaignId, table.status).where(sql`${table.campaignId} IS NOT NULL`),
+    // A campaign's emails (progress, cancel), and its recipients by state a page at a time in id order (the id
+    // keeps each status's entries in cursor order); only campaign mail has an entry.
+    index('emails_campaign_index')
+      .on(table.campaignId, table.status, table.id)
+      .where(sql`${table.campaignId} IS NOT NULL`),
     // Deleting a submitted message (its project's deletion) checks for emails pointing to it; only relayed mail has one.
     index('emails_submitted_message_index')
       .on(table.submittedMessageId)

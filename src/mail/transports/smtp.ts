@@ -63,8 +63,10 @@ export function createSmtpTransport(url: string, options: SmtpTransportOptions =
     send(message) {
       return new Promise((resolve, reject) => {
         const mail = poolMessage(message) as unknown as Parameters<SMTPPool['send']>[0]
-        pool.send(mail, (err) =>
-          err ? reject(classifySmtpError(err)) : resolve({ providerMessageId: message.messageId }),
+        pool.send(mail, (err, info) =>
+          err
+            ? reject(classifySmtpError(err))
+            : resolve({ providerMessageId: message.messageId, ...(info?.response ? { response: info.response } : {}) }),
         )
       })
     },

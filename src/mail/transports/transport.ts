@@ -11,7 +11,11 @@ export type OutgoingMessage = {
   raw: Buffer
 }
 
-type SendResult = { providerMessageId: string }
+type SendResult = {
+  providerMessageId: string
+  /** The receiving server's final reply (SMTP: `250 2.0.0 Ok: queued as …`), kept in the email's history. */
+  response?: string
+}
 
 export type Transport = {
   /** How many sends keep it busy without queueing inside it; the outbox holds the rest, urgent ones first. */

@@ -66,7 +66,8 @@ function retryDelaySeconds(attempts: number, policy: RetryPolicy): number {
   return delay * (0.8 + 0.4 * Math.random())
 }
 
-type Failure = { permanent: boolean; bounce: boolean; error: string; retryDelaySeconds?: number }
+/** `code`: the SMTP reply code or the provider's error name, kept apart in the email's history. */
+type Failure = { permanent: boolean; bounce: boolean; error: string; code?: string; retryDelaySeconds?: number }
 
 function describeFailure(err: unknown): Failure {
   if (err instanceof TransportError) {
@@ -74,6 +75,7 @@ function describeFailure(err: unknown): Failure {
       permanent: err.permanent,
       bounce: err.permanent && err.bounce,
       error: (err.code ? `${err.code} ${err.message}` : err.message).slice(0, maxErrorLength),
+      ...(err.code ? { code: err.code } : {}),
     }
   }
   // A message that cannot be built now never will be; anything else (database, a worker thread) may pass later.
@@ -184,6 +186,8 @@ export type DeliveryParts = {
 export function createDelivery(parts: DeliveryParts) {
   const { composeGate, transportGate, recorder, leases, isKilled } = parts
   return async function deliver(email: ClaimedEmail, prepared: Promise<PreparedClaim>): Promise<void> {
+    // The claim set `updated_at`: when this attempt began, for the email's history.
+    const claimedAt = email.updatedAt.toISOString()
     try {
       const claim = await prepared
       if (isKilled()) return
@@ -195,7 +199,7 @@ export function createDelivery(parts: DeliveryParts) {
       const { raw, subject } = await composeGate.run(urgent, () => parts.composePool.compose(job))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (leases.isLost(email)) return
-      const { providerMessageId } = await transportGate.run(urgent, () =>
+      const { providerMessageId, response } = await transportGate.run(urgent, () =>
         parts.transport.send({
           projectId: email.projectId,
           emailId: email.id,
@@ -209,14 +213,22 @@ export function createDelivery(parts: DeliveryParts) {
       if (isKilled()) return
       const sentAt = new Date().toISOString()
       recorder.sent(
-        { id: email.id, attempts: email.attempts, providerMessageId, sentAt, ...(personal ? { subject } : {}) },
+        {
+          id: email.id,
+          attempts: email.attempts,
+          providerMessageId,
+          sentAt,
+          claimedAt,
+          ...(response ? { response: response.slice(0, maxErrorLength) } : {}),
+          ...(personal ? { subject } : {}),
+        },
         email.createdAt,
       )
     } catch (err) {
       if (isKilled()) return
-      const { permanent, bounce, error, retryDelaySeconds: soon } = describeFailure(err)
-      const claim = { id: email.id, attempts: email.attempts }
-      if (bounce) return recorder.bounced({ ...claim, error })
+      const { permanent, bounce, error, code, retryDelaySeconds: soon } = describeFailure(err)
+      const claim = { id: email.id, attempts: email.attempts, claimedAt, ...(code ? { code } : {}) }
+      if (bounce) return recorder.bounced({ ...claim, error, bounce: true })
       const policy = parts.retryPolicy
       const expired = email.createdAt.getTime() + policy.maxAgeSeconds * 1_000 <= Date.now()
       if (permanent || expired || email.attempts >= policy.maxAttempts) {

@@ -70,8 +70,11 @@ export function createOutcomeRecorder(
       // Bounces are rare: one feedback application each (status, event, unsubscribe, suppression) is fine.
       const at = new Date()
       const bounced = await markEmailsFailed(tx, batch.bounced)
+      const refusals = new Map(batch.bounced.map((update) => [update.id, update]))
       for (const id of bounced) {
-        await applyEmailFeedback(tx, { emailId: id }, { kind: 'bounce', bounceType: 'Permanent', at })
+        const refusal = refusals.get(id)
+        const evidence = { source: 'smtp' as const, code: refusal?.code, response: refusal?.error }
+        await applyEmailFeedback(tx, { emailId: id }, { kind: 'bounce', bounceType: 'Permanent', at, evidence })
       }
       return { sent: sent.length, failed: failed.length + bounced.length }
     })

@@ -275,23 +275,44 @@ export async function findAttachments(db: Executor, emailIds: string[]): Promise
 
 /**
  * Each outcome names its claim (`attempts`, as for `renewLeases`): a claim that lost its lease changes nothing.
- * `subject` is the subject as sent, for mail rendered at delivery (campaigns), so the record shows it.
+ * `subject` is the subject as sent, for mail rendered at delivery (campaigns), so the record shows it. `claimedAt`
+ * and the transport's answer (`response`, `code`) go to the email's history only.
  */
-export type SentUpdate = { id: string; attempts: number; providerMessageId: string; sentAt: string; subject?: string }
+export type SentUpdate = {
+  id: string
+  attempts: number
+  providerMessageId: string
+  sentAt: string
+  subject?: string
+  response?: string
+  claimedAt?: string
+}
 export type SentRow = EmailEventSource & { sentAt: Date }
+
+// Every outcome statement below also appends the attempt to `email_history`, in a data-modifying CTE over the rows
+// it changed: the history costs the recorder no statement, and a claim that lost its lease writes none.
 
 /** Only rows still leased to the same claim are changed, so a late answer never overwrites another claim's. */
 export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promise<SentRow[]> {
   if (updates.length === 0) return []
   const result = await db.execute<Record<string, unknown>>(sql`
-    UPDATE emails AS e
-    SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
-        subject = coalesce(v.subject, e.subject), lease_expires_at = NULL, last_error = NULL, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
-      AS v(id uuid, attempts int, "providerMessageId" text, "sentAt" timestamptz, subject text)
-    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
-    RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id, e.provider_message_id,
-      e.template_id, e.campaign_id, e.source_type, e.sent_at`)
+    WITH sent AS (
+      UPDATE emails AS e
+      SET status = 'SENT', provider_message_id = v."providerMessageId", sent_at = v."sentAt",
+          subject = coalesce(v.subject, e.subject), lease_expires_at = NULL, last_error = NULL, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, attempts int, "providerMessageId" text,
+        "sentAt" timestamptz, subject text, response text, "claimedAt" timestamptz)
+      WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
+      RETURNING e.id, e.project_id, e.contact_id, e.subject, e.from_email, e.from_name, e.message_id,
+        e.provider_message_id, e.template_id, e.campaign_id, e.source_type, e.sent_at, e.attempts,
+        v.response, v."claimedAt"
+    ), history AS (
+      INSERT INTO email_history (email_id, project_id, at, kind, detail)
+      SELECT id, project_id, sent_at, 'sent', jsonb_strip_nulls(jsonb_build_object('attempt', attempts,
+        'claimedAt', "claimedAt", 'providerMessageId', provider_message_id, 'response', response))
+      FROM sent
+    )
+    SELECT * FROM sent`)
   return result.rows.map((row) => ({
     id: row.id as string,
     projectId: row.project_id as string,
@@ -308,29 +329,60 @@ export async function markEmailsSent(db: Executor, updates: SentUpdate[]): Promi
   }))
 }
 
-export type RetryUpdate = { id: string; attempts: number; error: string; delaySeconds: number }
+export type RetryUpdate = {
+  id: string
+  attempts: number
+  error: string
+  delaySeconds: number
+  code?: string
+  claimedAt?: string
+}
 
 export async function markEmailsForRetry(db: Executor, updates: RetryUpdate[]): Promise<void> {
   if (updates.length === 0) return
   await db.execute(sql`
-    UPDATE emails AS e
-    SET status = 'QUEUED', next_attempt_at = now() + make_interval(secs => v."delaySeconds"),
-        lease_expires_at = NULL, last_error = v.error, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
-      AS v(id uuid, attempts int, error text, "delaySeconds" float8)
-    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'`)
+    WITH deferred AS (
+      UPDATE emails AS e
+      SET status = 'QUEUED', next_attempt_at = now() + make_interval(secs => v."delaySeconds"),
+          lease_expires_at = NULL, last_error = v.error, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+        AS v(id uuid, attempts int, error text, "delaySeconds" float8, code text, "claimedAt" timestamptz)
+      WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
+      RETURNING e.id, e.project_id, e.attempts, e.next_attempt_at, v.error, v.code, v."claimedAt"
+    )
+    INSERT INTO email_history (email_id, project_id, at, kind, detail)
+    SELECT id, project_id, now(), 'deferred', jsonb_strip_nulls(jsonb_build_object('attempt', attempts,
+      'claimedAt', "claimedAt", 'code', code, 'error', error, 'nextAttemptAt', next_attempt_at))
+    FROM deferred`)
 }
 
-export type FailedUpdate = { id: string; attempts: number; error: string }
+/** `bounce`: the receiving server refused the recipient or the message (its feedback follows as a bounce). */
+export type FailedUpdate = {
+  id: string
+  attempts: number
+  error: string
+  code?: string
+  claimedAt?: string
+  bounce?: boolean
+}
 
 /** Returns the ids it changed: only rows still leased, as for `markEmailsSent`. */
 export async function markEmailsFailed(db: Executor, updates: FailedUpdate[]): Promise<string[]> {
   if (updates.length === 0) return []
   const result = await db.execute<{ id: string }>(sql`
-    UPDATE emails AS e
-    SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = v.error, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS v(id uuid, attempts int, error text)
-    WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
-    RETURNING e.id`)
+    WITH failed AS (
+      UPDATE emails AS e
+      SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = v.error, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+        AS v(id uuid, attempts int, error text, code text, "claimedAt" timestamptz, bounce boolean)
+      WHERE e.id = v.id AND e.attempts = v.attempts AND e.status = 'SENDING'
+      RETURNING e.id, e.project_id, e.attempts, e.failed_at, v.error, v.code, v."claimedAt", v.bounce
+    ), history AS (
+      INSERT INTO email_history (email_id, project_id, at, kind, detail)
+      SELECT id, project_id, failed_at, 'failed', jsonb_strip_nulls(jsonb_build_object('attempt', attempts,
+        'claimedAt', "claimedAt", 'code', code, 'error', error, 'bounce', bounce))
+      FROM failed
+    )
+    SELECT id FROM failed`)
   return result.rows.map((row) => row.id)
 }

@@ -16,22 +16,41 @@ export function isActionable(feedback: SesFeedback): feedback is ActionableSesFe
 
 function emailFeedbackOf(feedback: Exclude<ActionableSesFeedback, { kind: 'reject' }>): EmailFeedback {
   const at = feedback.occurredAt
+  const source = 'provider' as const
   switch (feedback.kind) {
     case 'delivery':
+      return { kind: 'delivery', at, evidence: { source, diagnostic: feedback.diagnostic } }
     case 'complaint':
-      return { kind: feedback.kind, at }
+      return {
+        kind: 'complaint',
+        at,
+        evidence: { source, complaintFeedbackType: feedback.complaintFeedbackType, userAgent: feedback.userAgent },
+      }
     // SES's own open and click tracking reports the client it saw, classified as our tracking routes do.
     case 'open':
-      return { kind: 'open', at, client: classifyHitRequest('open', { method: 'GET', ...clientOf(feedback) }) }
+      return {
+        kind: 'open',
+        at,
+        source,
+        userAgent: feedback.userAgent,
+        client: classifyHitRequest('open', { method: 'GET', ...clientOf(feedback) }),
+      }
     case 'click':
       return {
         kind: 'click',
         at,
         link: feedback.link,
+        source,
+        userAgent: feedback.userAgent,
         client: classifyHitRequest('click', { method: 'GET', ...clientOf(feedback) }),
       }
     case 'bounce':
-      return { kind: 'bounce', at, bounceType: feedback.bounceType }
+      return {
+        kind: 'bounce',
+        at,
+        bounceType: feedback.bounceType,
+        evidence: { source, bounceSubType: feedback.bounceSubType, diagnostic: feedback.diagnostic },
+      }
   }
 }
 

@@ -13,6 +13,11 @@ export async function failRejectedEmail(db: Executor, providerMessageId: string,
       UPDATE emails AS e
       SET status = 'FAILED', failed_at = now(), lease_expires_at = NULL, last_error = ${reason}, updated_at = now()
       FROM target WHERE e.id = target.id AND target.status IN ('QUEUED', 'SENDING', 'SENT')
+      RETURNING e.id, e.project_id, e.failed_at
+    ), history AS (
+      INSERT INTO email_history (email_id, project_id, at, kind, detail)
+      SELECT id, project_id, failed_at, 'failed', jsonb_build_object('source', 'provider', 'error', ${reason}::text)
+      FROM changed
     )
     SELECT id FROM target`)
   return result.rows.length > 0

@@ -4,17 +4,28 @@ import { emails } from '../../db/schema/index.js'
 import { publishEvents } from '../../events/bus.js'
 import { type EmailStatus, nextEmailStatus, statusOfFeedback } from '../../mail/email-status.js'
 import { setContactSubscription } from '../contacts/service.js'
+import { insertHistory } from '../email-history/entries.js'
 import { suppressAddress } from '../suppressions/service.js'
 import { emailEvent } from './email-events.js'
-import { type HitClient, machineReasonOf } from './machine-hits.js'
+import { historyEntryOf } from './history-entry.js'
+import { type HitClient, type MachineReason, machineReasonOf } from './machine-hits.js'
+
+/**
+ * What the email's history keeps as proof of a report: where it came from (`smtp`: our transport's reply,
+ * `provider`: an SES report) and what it said (a reply code and text, a bounce subtype, a diagnostic...).
+ */
+export type FeedbackEvidence = { source: 'smtp' | 'provider' } & Record<string, string | undefined>
+
+/** Who hit a tracking link or pixel, for the email's history: `tracking` (ours) or `provider` (SES's tracking). */
+type HitOrigin = { source?: 'tracking' | 'provider'; userAgent?: string | null }
 
 /** What a provider report, a tracking hit or our own transport learned about one sent email. */
 export type EmailFeedback =
-  | { kind: 'delivery'; at: Date }
-  | { kind: 'open'; at: Date; client?: HitClient }
-  | { kind: 'click'; at: Date; link: string; client?: HitClient }
-  | { kind: 'bounce'; at: Date; bounceType: 'Permanent' | 'Transient' }
-  | { kind: 'complaint'; at: Date }
+  | { kind: 'delivery'; at: Date; evidence?: FeedbackEvidence }
+  | ({ kind: 'open'; at: Date; client?: HitClient } & HitOrigin)
+  | ({ kind: 'click'; at: Date; link: string; client?: HitClient } & HitOrigin)
+  | { kind: 'bounce'; at: Date; bounceType: 'Permanent' | 'Transient'; evidence?: FeedbackEvidence }
+  | { kind: 'complaint'; at: Date; evidence?: FeedbackEvidence }
 
 /** Our own email id (tracking links, the SMTP transport) or the id the provider returned at send (SES). */
 export type FeedbackTarget = { emailId: string } | { providerMessageId: string }
@@ -45,7 +56,7 @@ type Outcome = {
   changes: EmailChanges
   event?: { name: string; extra: Record<string, unknown> }
   /** A machine's open or click: it changes neither the status nor the human counters. */
-  machine?: true
+  machine?: MachineReason
 }
 
 /**
@@ -71,7 +82,7 @@ function outcomeOf(email: FeedbackEmail, feedback: EmailFeedback): Outcome {
         return {
           changes: { machineOpens },
           event: { name: machineOpenEvent, extra: { openedAt: at.toISOString(), machine: true, reason, machineOpens } },
-          machine: true,
+          machine: reason,
         }
       }
       const openedAt = email.openedAt ?? at
@@ -95,7 +106,7 @@ function outcomeOf(email: FeedbackEmail, feedback: EmailFeedback): Outcome {
             name: machineClickEvent,
             extra: { link: feedback.link, clickedAt: at.toISOString(), machine: true, reason, machineClicks },
           },
-          machine: true,
+          machine: reason,
         }
       }
       const clickedAt = email.clickedAt ?? at
@@ -164,7 +175,11 @@ export async function applyEmailFeedback(
       .set({ ...changes, updatedAt: new Date() })
       .where(eq(emails.id, email.id))
   }
-  if (event) await publishEvents(tx, [emailEvent(email, event.name, event.extra)])
+  if (event) {
+    await publishEvents(tx, [emailEvent(email, event.name, event.extra)])
+    // One entry per report: per email and rare next to the outbox's writes, so a statement of its own.
+    await insertHistory(tx, [historyEntryOf(email, feedback, machine)])
+  }
 
   const reason =
     event?.name === 'email.complaint'

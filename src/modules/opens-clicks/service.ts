@@ -30,7 +30,10 @@ async function record(ctx: TrackingContext, emailId: string, feedback: EmailFeed
 export async function recordOpen(ctx: TrackingContext, token: string, request: HitRequest): Promise<void> {
   const at = new Date()
   const emailId = readOpenToken(ctx.secret, token)
-  if (emailId) await record(ctx, emailId, { kind: 'open', at, client: classifyHitRequest('open', request) })
+  if (emailId) {
+    const client = classifyHitRequest('open', request)
+    await record(ctx, emailId, { kind: 'open', at, client, source: 'tracking', userAgent: request.userAgent })
+  }
 }
 
 /** The original link of a genuine click token (the click recorded as for opens), or undefined: nothing recorded. */
@@ -47,6 +50,8 @@ export async function followClick(
       at,
       link: click.link,
       client: classifyHitRequest('click', request),
+      source: 'tracking',
+      userAgent: request.userAgent,
     })
   }
   return click

@@ -5,6 +5,7 @@ import { contactIdOfMailbox } from '../../mail/outbound/list-unsubscribe.js'
 import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/outbound/subscription-links.js'
 import { countCampaignUnsubscribe } from '../campaigns/stats.js'
 import { setContactSubscription } from '../contacts/service.js'
+import { insertCampaignUnsubscribe } from '../email-history/entries.js'
 
 export type LinkedContact = {
   projectId: string
@@ -81,6 +82,7 @@ export async function setSubscriptionFromLink(
     await setContactSubscription(tx, contact.projectId, contact.contactId, subscribed)
     if (contact.campaignId && before?.subscribed && !subscribed) {
       await countCampaignUnsubscribe(tx, contact.projectId, contact.campaignId)
+      await insertCampaignUnsubscribe(tx, contact.projectId, contact.campaignId, contact.contactId)
     }
   })
 }
