@@ -8,7 +8,10 @@ CREATE TABLE "email_history" (
 );
 --> statement-breakpoint
 DROP INDEX "emails_campaign_index";--> statement-breakpoint
+ALTER TABLE "emails" ADD COLUMN "workflow_id" uuid;--> statement-breakpoint
+ALTER TABLE "emails" ADD COLUMN "workflow_execution_id" uuid;--> statement-breakpoint
 ALTER TABLE "email_history" ADD CONSTRAINT "email_history_email_id_emails_id_fk" FOREIGN KEY ("email_id") REFERENCES "public"."emails"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "email_history_email_index" ON "email_history" USING btree ("email_id","at");--> statement-breakpoint
 CREATE INDEX "email_history_unsubscribe_index" ON "email_history" USING btree ("project_id") WHERE "email_history"."kind" = 'unsubscribed';--> statement-breakpoint
+CREATE INDEX "emails_workflow_index" ON "emails" USING btree ("workflow_id","created_at") WHERE "emails"."workflow_id" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "emails_campaign_index" ON "emails" USING btree ("campaign_id","status","id") WHERE "emails"."campaign_id" IS NOT NULL;

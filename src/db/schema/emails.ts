@@ -73,6 +73,9 @@ export const emails = pgTable(
     // Template and campaign ids stay plain ids: the sent record keeps naming them after they are deleted.
     templateId: uuid(),
     campaignId: uuid(),
+    /** The workflow and execution whose SEND_EMAIL step queued a workflow email, plain ids like the campaign's. */
+    workflowId: uuid(),
+    workflowExecutionId: uuid(),
     sourceType: emailSourceType().notNull().default('TRANSACTIONAL'),
     /** Lower goes first: 0 transactional, higher for bulk. */
     priority: smallint().notNull().default(0),
@@ -134,6 +137,8 @@ export const emails = pgTable(
     index('emails_campaign_index')
       .on(table.campaignId, table.status, table.id)
       .where(sql`${table.campaignId} IS NOT NULL`),
+    // A workflow's emails, newest first (GET /emails?workflowId=); only workflow mail has an entry.
+    index('emails_workflow_index').on(table.workflowId, table.createdAt).where(sql`${table.workflowId} IS NOT NULL`),
     // Deleting a submitted message (its project's deletion) checks for emails pointing to it; only relayed mail has one.
     index('emails_submitted_message_index')
       .on(table.submittedMessageId)

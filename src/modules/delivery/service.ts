@@ -31,6 +31,8 @@ export type NewEmail = {
   contactId?: string | null
   templateId?: string | null
   campaignId?: string | null
+  /** The workflow execution whose SEND_EMAIL step queued it. */
+  workflow?: { id: string; executionId: string }
   sourceType?: EmailSourceType
   /**
    * Marketing mail is tracked under the project's `MARKETING_ONLY` mode. Defaults to every source but
@@ -83,6 +85,8 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
       headers: email.headers ?? {},
       messageId: email.submitted?.messageId ?? `${id}@${domainOf(email.from.email)}`,
       submittedMessageId: email.submitted?.submittedMessageId ?? null,
+      // Only when set: a campaign's thousands of rows carry no null keys in their JSON.
+      ...(email.workflow ? { workflowId: email.workflow.id, workflowExecutionId: email.workflow.executionId } : {}),
     }
   })
   const attachments = input.flatMap((email, index) =>

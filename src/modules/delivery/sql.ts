@@ -45,6 +45,8 @@ export type EmailInsert = Pick<
   | 'html'
   | 'messageId'
   | 'submittedMessageId'
+  | 'workflowId'
+  | 'workflowExecutionId'
 > & { id: string; sourceType: string; priority: number; headers: Record<string, string>; marketing: boolean }
 
 /**
@@ -57,12 +59,12 @@ export type EmailInsert = Pick<
 export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
   await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
-      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, submitted_message_id, tracked, status,
-      failed_at, last_error)
+      from_name, reply_to, to_email, to_name, subject, html, headers, message_id, submitted_message_id, workflow_id,
+      workflow_execution_id, tracked, status, failed_at, last_error)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
       v.priority + CASE WHEN ${sendingHeld(sql`p`)} THEN ${heldPriorityOffset} ELSE 0 END,
       v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
-      v.headers, v."messageId", v."submittedMessageId",
+      v.headers, v."messageId", v."submittedMessageId", v."workflowId", v."workflowExecutionId",
       coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false),
       CASE WHEN s.reason IS NULL THEN 'QUEUED' ELSE 'FAILED' END::email_status,
       CASE WHEN s.reason IS NULL THEN NULL ELSE now() END,
@@ -71,7 +73,7 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
       "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
       "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
-      "messageId" text, "submittedMessageId" uuid, marketing boolean)
+      "messageId" text, "submittedMessageId" uuid, "workflowId" uuid, "workflowExecutionId" uuid, marketing boolean)
     LEFT JOIN projects AS p ON p.id = v."projectId"
     LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
 }

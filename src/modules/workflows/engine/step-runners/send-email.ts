@@ -57,6 +57,7 @@ export async function runSendEmail(step: StepOf<'SEND_EMAIL'>, scope: StepContex
       contactId: toContact ? contact.id : null,
       templateId,
       sourceType: 'WORKFLOW',
+      workflow: { id: scope.workflow.id, executionId: scope.execution.id },
       marketing,
     },
   ])
