@@ -32,6 +32,7 @@ import { registerCapturedMailRoutes } from './modules/captured-mail/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
 import { registerContactRoutes } from './modules/contacts/routes.js'
 import { registerDomainRoutes } from './modules/domains/routes.js'
+import { registerEmailRoutes } from './modules/emails/routes.js'
 import { registerEventLogRoutes } from './modules/event-log/routes.js'
 import { registerHealthRoutes } from './modules/health/routes.js'
 import { registerMemberRoutes } from './modules/members/routes.js'
@@ -156,6 +157,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerSuppressionRoutes(app, ctx)
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
+  registerEmailRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
   registerMcpRoute(app, ctx)
   await registerProviderWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)
