@@ -27,6 +27,7 @@ import { registerActivityRoutes } from './modules/activity/routes.js'
 import { registerAnalyticsRoutes } from './modules/analytics/routes.js'
 import { registerAuthRoutes } from './modules/auth/routes.js'
 import { registerBillingRoutes } from './modules/billing/routes.js'
+import { registerCampaignRecipientRoutes } from './modules/campaigns/recipient-routes.js'
 import { registerCampaignRoutes } from './modules/campaigns/routes.js'
 import { registerCapturedMailRoutes } from './modules/captured-mail/routes.js'
 import { registerConfigRoutes } from './modules/config/routes.js'
@@ -150,6 +151,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerTemplateRoutes(app, ctx)
   registerUploadRoutes(app, ctx)
   registerCampaignRoutes(app, ctx)
+  registerCampaignRecipientRoutes(app, ctx)
   registerSegmentRoutes(app, ctx)
   registerWorkflowRoutes(app, ctx)
   registerWorkflowExecutionRoutes(app, ctx)

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { conditionTreeSchema } from '../../conditions/index.js'
-import { audienceType, campaignStatus } from '../../db/schema/index.js'
-import { offsetPage, searchablePageQuery } from '../../http/pagination.js'
+import { audienceType, campaignStatus, emailStatus } from '../../db/schema/index.js'
+import { cursorPage, cursorPageQuery, offsetPage, searchablePageQuery } from '../../http/pagination.js'
 import { contentFields, templateType } from '../templates/schemas.js'
+import { recipientStates } from './recipient-states.js'
 
 export const campaignStatusSchema = z.enum(campaignStatus.enumValues)
 const audienceTypeSchema = z.enum(audienceType.enumValues)
@@ -157,3 +158,30 @@ export const campaignTimeseries = z.object({
   ),
 })
 export type CampaignTimeseries = z.infer<typeof campaignTimeseries>
+
+export const recipientListQuery = cursorPageQuery.extend({
+  /** Recipients whose email reached this state (every recipient without one); an email is in each state it reached. */
+  state: z.enum(recipientStates).optional(),
+})
+export type RecipientListQuery = z.infer<typeof recipientListQuery>
+
+export const recipientCsvQuery = z.object({ state: z.enum(recipientStates).optional() })
+
+export const campaignRecipient = z.object({
+  emailId: z.uuid(),
+  contactId: z.uuid().nullable(),
+  email: z.string(),
+  status: z.enum(emailStatus.enumValues),
+  sentAt: z.date().nullable(),
+  deliveredAt: z.date().nullable(),
+  openedAt: z.date().nullable(),
+  clickedAt: z.date().nullable(),
+  bouncedAt: z.date().nullable(),
+  complainedAt: z.date().nullable(),
+  failedAt: z.date().nullable(),
+  /** Why a FAILED email was given up on (the receiving server's reply, a suppression). */
+  failureReason: z.string().nullable(),
+})
+export type CampaignRecipient = z.infer<typeof campaignRecipient>
+
+export const recipientPage = cursorPage(campaignRecipient)
