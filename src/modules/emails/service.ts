@@ -9,10 +9,10 @@ import { timelineOf } from './timeline.js'
 
 const dayMs = 24 * 3_600_000
 /** The widest window one listing reads: a busy project's month is already millions of rows. */
-export const maxListRangeDays = 31
+const maxListRangeDays = 31
 const defaultListRangeDays = 7
 /** A first page's `total` counts this many matches at most. */
-export const maxListTotal = 10_000
+const maxListTotal = 10_000
 
 function toEmailView(row: EmailRow): EmailView {
   return {
