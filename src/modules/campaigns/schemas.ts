@@ -167,7 +167,7 @@ export type RecipientListQuery = z.infer<typeof recipientListQuery>
 
 export const recipientCsvQuery = z.object({ state: z.enum(recipientStates).optional() })
 
-export const campaignRecipient = z.object({
+const campaignRecipient = z.object({
   emailId: z.uuid(),
   contactId: z.uuid().nullable(),
   email: z.string(),

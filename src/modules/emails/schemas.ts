@@ -31,7 +31,7 @@ export type EmailListQuery = z.infer<typeof emailListQuery>
 
 const address = z.object({ email: z.string(), name: z.string().nullable() })
 
-export const emailView = z.object({
+const emailView = z.object({
   id: z.uuid(),
   /** The Message-ID header (without angle brackets); a relayed message keeps the client's own. */
   messageId: z.string(),
@@ -72,7 +72,7 @@ export const emailView = z.object({
 })
 export type EmailView = z.infer<typeof emailView>
 
-export const timelineKinds = ['accepted', ...emailHistoryKinds] as const
+const timelineKinds = ['accepted', ...emailHistoryKinds] as const
 
 const timelineEntry = z.object({
   at: z.date(),
