@@ -44,7 +44,10 @@ describe('the SMTP transport', () => {
 
   it('sends the raw bytes with the given envelope', async () => {
     const transport = createSmtpTransport(sink.url)
-    await expect(transport.send(message)).resolves.toEqual({ providerMessageId: 'm1@mail.example.test' })
+    await expect(transport.send(message)).resolves.toEqual({
+      providerMessageId: 'm1@mail.example.test',
+      response: '250 OK: message queued',
+    })
     await transport.close()
     const [received] = await sink.waitForMessages(1)
     expect(received?.raw.equals(message.raw)).toBe(true)

@@ -44,11 +44,14 @@ export async function projectRowCounts(server: TestServer, projectId: string): P
   return counts
 }
 
-/** The `id` of every row of the project in the given tables (those that have an id column). */
+/** The `id` of every row of the project in the given tables (those that have a uuid id column). */
 export async function ownedIds(server: TestServer, projectId: string, tables?: readonly string[]): Promise<string[]> {
   const all = await columns(server)
   const withId = new Set(
-    all.filter((column) => column.column === 'id').map((column) => `${column.schema}.${column.table}`),
+    // Uuid ids only: a bigint id (email_history's) is a counter that could match anything, not project data.
+    all
+      .filter((column) => column.column === 'id' && column.type === 'uuid')
+      .map((column) => `${column.schema}.${column.table}`),
   )
   const ids: string[] = []
   for (const table of tables ?? (await projectTables(server))) {

@@ -13,6 +13,8 @@ import { requireProjectRole } from './member-role.js'
  * so deleting contacts does not first null the contact of every email; workflows before templates, likewise).
  */
 export const resetWipedTables = [
+  // Before the emails it belongs to (it would go with them by cascade, a row at a time).
+  'email_history',
   'emails',
   // After the emails that point to them: messages taken over SMTP submission.
   'submitted_messages',
