@@ -7,11 +7,14 @@ import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js'
 import { uniqueEmail } from '../helpers/factories.js'
 import { type HttpReceiver, startHttpReceiver } from '../helpers/http-receiver.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
+import { attachmentBytes } from '../relay/messages.js'
+import { relayCertificateEnv, relayPortsOf, relayTransport, writeRelayCertificate } from '../relay/spawned.js'
 
 /*
  * The install an operator runs: `.ci/run` builds a copy of the repository, prunes its dev dependencies and
  * names it here, with the Node 24 binary to run it on. The server must start with every optional feature on
- * (inbound SMTP, a real transport, the Redis rate-limit store) and accept and deliver mail.
+ * (inbound SMTP, a real transport, the Redis rate-limit store, the SMTP relay with certificate files) and accept and
+ * deliver mail.
  */
 const installDir = process.env.PRODUCTION_INSTALL_DIR
 const installNode = process.env.PRODUCTION_NODE
@@ -114,14 +117,77 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
       text: 'hello',
     })
     expect(inbound.accepted).toEqual([`support@${domainName}`])
-    return server
+    return { server, secretKey, domainName }
   }
 
-  it('delivers through SMTP', async () => {
-    const server = await startAndSend({ MAIL_TRANSPORT: 'smtp', SMTP_URL: sink.url })
+  it('delivers through SMTP, and takes mail over its SMTP relay with real certificate files', async () => {
+    const certificate = writeRelayCertificate(dataDir('mailroom-production-cert-'))
+    const { server, secretKey, domainName } = await startAndSend({
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: sink.url,
+      ...relayCertificateEnv(certificate),
+    })
     const [message] = await sink.waitForMessages(1, 30_000)
     expect(message?.parsed.subject).toBe('Production check')
     expect(message?.parsed.headers.get('dkim-signature')).toBeTruthy()
+
+    // The relay's runtime dependencies (selfsigned, @zone-eu/mailsplit, libmime) survived the prune.
+    const ports = await relayPortsOf(server)
+    const transport = relayTransport({
+      port: ports.starttlsPort,
+      security: 'starttls',
+      secretKey,
+      certificate: certificate.certificate,
+    })
+    const relayed = await transport.sendMail({
+      from: `app@${domainName}`,
+      to: 'relayed@example.net',
+      subject: 'Production relay check',
+      text: 'hello over SMTP',
+      attachments: [{ filename: 'data.bin', content: attachmentBytes }],
+    })
+    transport.close()
+    expect(relayed.response).toMatch(/^250 /)
+    const received = (await sink.waitForMessages(2, 30_000)).find(
+      (arrived) => arrived.envelope.to[0] === 'relayed@example.net',
+    )
+    expect(received?.parsed.subject).toBe('Production relay check')
+    expect(received?.parsed.attachments[0]?.content.equals(attachmentBytes)).toBe(true)
+    expect(received?.parsed.headers.get('dkim-signature')).toBeTruthy()
+    expect(await server.stop('SIGTERM')).toBe(0)
+  })
+
+  it('makes the relay a development certificate (selfsigned) when the transport is capture and no files are given', async () => {
+    const port = await findFreePort()
+    const server = start(
+      'start',
+      {
+        DATA_DIR: dataDir('mailroom-production-'),
+        PORT: String(port),
+        MAIL_TRANSPORT: 'capture',
+        REDIS_URL: redisUrl ?? '',
+      },
+      { install },
+    )
+    await server.waitForOutput('Mailroom listening', 60_000)
+    expect(server.output()).toContain('SMTP relay: using a self-signed certificate')
+    const ports = await relayPortsOf(server)
+    const call = client(`http://127.0.0.1:${port}`)
+    expect(
+      (await call('POST', '/auth/signup', { email: uniqueEmail(), password: 'correct horse battery' })).status,
+    ).toBe(201)
+    const project = await call('POST', '/users/@me/projects', { name: 'Development relay' })
+    const transport = createTransport({
+      host: '127.0.0.1',
+      port: ports.tlsPort,
+      secure: true,
+      auth: { user: 'mailroom', pass: String(project.json.secret) },
+      // The generated certificate is trusted by no one: development clients are told to skip verification.
+      tls: { rejectUnauthorized: false },
+    })
+    // TLS with the generated certificate, then AUTH with the project's secret key.
+    expect(await transport.verify()).toBe(true)
+    transport.close()
     expect(await server.stop('SIGTERM')).toBe(0)
   })
 
@@ -131,7 +197,7 @@ describe.runIf(installDir && installNode && redisUrl)('a pruned production insta
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ MessageId: 'ses-production-check' }),
     }))
-    const server = await startAndSend({
+    const { server } = await startAndSend({
       MAIL_TRANSPORT: 'ses',
       SES_REGION: 'eu-west-1',
       AWS_ACCESS_KEY_ID: 'AKIDPRODUCTIONCHECK',
