@@ -9,6 +9,7 @@ import { campaign } from './benchmarks/campaign.js'
 import { contactsImport } from './benchmarks/contacts-import.js'
 import { delivery } from './benchmarks/delivery.js'
 import { idleFootprint } from './benchmarks/idle-footprint.js'
+import { relay } from './benchmarks/relay.js'
 import { segmentCompute } from './benchmarks/segment-compute.js'
 import { segmentCount } from './benchmarks/segment-count.js'
 import { sendAccept, sendBatch } from './benchmarks/send.js'
@@ -23,6 +24,7 @@ const benchmarks: Benchmark[] = [
   sendBatch,
   track,
   delivery,
+  relay,
   campaign,
   contactsImport,
   idleFootprint,
