@@ -5,7 +5,7 @@ import type { CliProcess } from '../helpers/cli-process.js'
 import { createSelfSignedCertificate } from '../helpers/self-signed-certificate.js'
 
 /** The name the test certificate is made for; clients verify it against the certificate itself. */
-export const relayHostName = 'relay.test'
+const relayHostName = 'relay.test'
 
 export type RelayCertificate = { keyFile: string; certFile: string; certificate: string }
 
