@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
-import { api, query } from './client'
+import { api, query, request } from './client'
 import { listContacts } from './contacts'
 import { projectScope } from './keys'
 import { listSegmentContacts, previewSegment } from './segments'
@@ -13,6 +13,8 @@ import type {
   CampaignStats,
   CampaignTimeseries,
   CampaignUpdate,
+  RecipientPage,
+  RecipientState,
 } from './types'
 
 /** Every campaign query of a project starts with this key, so one invalidation refreshes lists, records and stats. */
@@ -61,6 +63,12 @@ export const campaignQueries = {
       queryKey: [...all(projectId), id, 'timeseries', granularity, version],
       queryFn: () => api<CampaignTimeseries>(`/campaigns/${id}/timeseries${query({ granularity })}`, { projectId }),
     }),
+  /** The campaign's recipients in a state (every one without), a cursor page at a time. */
+  recipients: (projectId: string, id: string, params: { state?: RecipientState; cursor?: string }) =>
+    queryOptions({
+      queryKey: [...all(projectId), id, 'recipients', params],
+      queryFn: () => api<RecipientPage>(`/campaigns/${id}/recipients${query({ ...params, limit: 25 })}`, { projectId }),
+    }),
   /** Outside `all`, as are the two below: they answer for a form's draft, not for a saved campaign. */
   audienceCount: (projectId: string, body: AudienceCountInput) =>
     queryOptions({
@@ -88,3 +96,10 @@ export const cancelCampaign = (projectId: string, id: string) =>
   data(api<Envelope>(`/campaigns/${id}/cancel`, { method: 'POST', body: {}, projectId }))
 export const testCampaign = (projectId: string, id: string, email: string) =>
   api<{ success: true; message: string }>(`/campaigns/${id}/test`, { method: 'POST', body: { email }, projectId })
+/**
+ * The recipients as CSV, a file to save. Fetched rather than linked: project routes take the project from the
+ * X-Project-Id header beside the session cookie, which a plain link cannot send.
+ */
+export async function downloadRecipientsCsv(projectId: string, id: string, state?: RecipientState): Promise<Blob> {
+  return (await request(`/campaigns/${id}/recipients.csv${query({ state })}`, { projectId })).blob()
+}

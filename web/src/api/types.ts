@@ -8,6 +8,7 @@ import type {
   billingLimitsView,
   sessionUrlView,
 } from '@server/modules/billing/schemas.js'
+import type { recipientStates } from '@server/modules/campaigns/recipient-states.js'
 import type {
   audienceCount,
   audienceCountBody,
@@ -17,6 +18,7 @@ import type {
   campaignStats,
   campaignTimeseries,
   campaignUpdate,
+  recipientPage,
 } from '@server/modules/campaigns/schemas.js'
 import type { capturedMessageView, mailboxPage } from '@server/modules/captured-mail/schemas.js'
 import type { configView } from '@server/modules/config/schemas.js'
@@ -31,6 +33,7 @@ import type {
   usageView,
 } from '@server/modules/contacts/schemas.js'
 import type { dnsRecordView, domainView } from '@server/modules/domains/schemas.js'
+import type { emailListQuery, emailPage, emailTimeline } from '@server/modules/emails/schemas.js'
 import type { eventNameList, eventStats } from '@server/modules/event-log/schemas.js'
 import type {
   invitationResponse,
@@ -197,3 +200,12 @@ export type ExecutionPage = Response<typeof executionPage>
 export type ExecutionDetail = Response<typeof executionDetail>
 export type ExecutionInput = Request<typeof executionStart>
 export type ExecutionStarted = Response<typeof executionView>
+export type EmailTimeline = Response<typeof emailTimeline>
+export type TimelineEntry = EmailTimeline['history'][number]
+export type EmailPage = Response<typeof emailPage>
+export type EmailSummary = EmailPage['data'][number]
+export type EmailStatus = EmailSummary['status']
+export type EmailListQuery = ListQuery<typeof emailListQuery>
+export type RecipientPage = Response<typeof recipientPage>
+export type CampaignRecipient = RecipientPage['data'][number]
+export type RecipientState = (typeof recipientStates)[number]
