@@ -165,6 +165,14 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/contacts/FieldsPage')).FieldsPage }),
         },
         {
+          path: 'emails',
+          lazy: async () => ({ Component: (await import('./pages/emails/EmailsPage')).EmailsPage }),
+        },
+        {
+          path: 'emails/:id',
+          lazy: async () => ({ Component: (await import('./pages/emails/EmailPage')).EmailPage }),
+        },
+        {
           path: 'activity',
           lazy: async () => ({ Component: (await import('./pages/activity/ActivityPage')).ActivityPage }),
         },

@@ -39,6 +39,7 @@ const sections = [
   { to: '/segments', label: 'Segments' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/mailbox', label: 'Mailbox' },
+  { to: '/emails', label: 'Emails' },
   { to: '/activity', label: 'Activity' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/suppressions', label: 'Suppressions' },
