@@ -124,11 +124,11 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
     const text = await table.innerText()
     expect(text).not.toMatch(/email\.sent|event\.triggered|workflow\.started|[{}]/)
 
-    // A transactional email links to its contact (no page of one email yet), a campaign's email to the campaign.
+    // Each email links to its own timeline, a transactional one and a campaign's alike.
     const receipt = row('Email sent', 'Sent “Your receipt”').getByRole('link', { name: '“Your receipt”' })
-    expect(await receipt.getAttribute('href')).toMatch(/\/app\/contacts\/[0-9a-f-]{36}$/)
+    expect(await receipt.getAttribute('href')).toMatch(/\/app\/emails\/[0-9a-f-]{36}$/)
     const news = row('Email sent', 'Sent “Spring is here”').getByRole('link', { name: '“Spring is here”' })
-    expect(await news.getAttribute('href')).toBe(`/app/campaigns/${campaignId}`)
+    expect(await news.getAttribute('href')).toMatch(/\/app\/emails\/[0-9a-f-]{36}$/)
     await audit.check('activity in words')
 
     // The workflow's run opens on its execution.

@@ -22,18 +22,25 @@ function fieldsOf(data: Record<string, unknown>): string {
 }
 
 /**
- * The email's subject, linked to where its story can be read today: its campaign, or else its contact's page (there
- * is no page of one email yet).
+ * The email's subject, linked to its story (the email's page with its timeline); an entry without an email id (an
+ * older event) links to its campaign, or else its contact's page.
  */
 function EmailSubject({ entry }: { entry: Activity }) {
   const here = useLocation().pathname
   const subject = `“${text(entry.data.subject) ?? 'an email'}”`
+  const emailId = text(entry.data.emailId)
   const campaignId = text(entry.data.campaignId)
-  const to = campaignId ? `/campaigns/${campaignId}` : entry.contact ? `/contacts/${entry.contact.id}` : undefined
+  const [to, title] = emailId
+    ? [`/emails/${emailId}`, 'This email’s timeline']
+    : campaignId
+      ? [`/campaigns/${campaignId}`, 'The campaign it was sent for']
+      : entry.contact
+        ? [`/contacts/${entry.contact.id}`, 'The contact']
+        : [undefined, undefined]
   // On the contact's own page a link to it would lead nowhere new.
   if (!to || to === here) return subject
   return (
-    <Anchor component={Link} to={to} size="sm" title={campaignId ? 'The campaign it was sent for' : 'The contact'}>
+    <Anchor component={Link} to={to} size="sm" title={title}>
       {subject}
     </Anchor>
   )

@@ -9,6 +9,7 @@ import { treeOf } from '../../components/conditions'
 import { notifySuccess } from '../../components/notify'
 import { PageHeader, QueryState } from '../../components/states'
 import { CampaignPreview } from './CampaignPreview'
+import { CampaignRecipients } from './CampaignRecipients'
 import { CampaignStatsPanel } from './CampaignStatsPanel'
 import { audienceLabel, StatusBadge } from './campaign-labels'
 import { SendingProgress } from './SendingProgress'
@@ -106,6 +107,7 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
           </Text>
         </Group>
       )}
+      {campaign.status !== 'DRAFT' && <CampaignRecipients campaign={campaign} />}
       <Box maw={720}>
         <CampaignPreview
           subject={campaign.subject}

@@ -6,6 +6,7 @@ import { useProject } from '../../api/project-context'
 import type { Contact } from '../../api/types'
 import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
 import { ActivityFeed } from '../activity/ActivityFeed'
+import { ContactEmails } from './ContactEmails'
 
 function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
@@ -122,6 +123,8 @@ function ContactDetails({ contact }: { contact: Contact }) {
           </Paper>
         )}
       </section>
+
+      <ContactEmails contactId={contact.id} />
 
       <section aria-labelledby="contact-activity">
         <Title order={2} size="h4" mb="xs" id="contact-activity">
