@@ -15,8 +15,11 @@ const hourMs = 3_600_000
 type Source = EmailSummary['sourceType']
 const isSource = (value: string | null): value is Source => value !== null && value in sourceLabels
 
-/** The API reads at most 31 days at a time; a busy project's month is already millions of emails. */
-const periods = { '1': 'Last hour', '24': 'Last 24 hours', '168': 'Last 7 days', '744': 'Last 31 days' } as const
+/**
+ * The API reads at most 31 days at a time (a busy project's month is already millions of emails); 30 leaves room
+ * for the browser's clock being ahead of the server's.
+ */
+const periods = { '1': 'Last hour', '24': 'Last 24 hours', '168': 'Last 7 days', '720': 'Last 30 days' } as const
 type Period = keyof typeof periods
 
 /** The largest total the API counts; more are "10,000 or more". */

@@ -112,7 +112,7 @@ function summaryOf(entry: TimelineEntry): string | undefined {
     case 'sent':
       return 'Handed over to the receiving server'
     case 'deferred':
-      return 'Refused for now; the outbox tries again'
+      return 'Refused for now, to be tried again'
     case 'failed':
       return detail.bounce === true ? 'Refused by the receiving server; not tried again' : 'Given up on'
     case 'opened':
