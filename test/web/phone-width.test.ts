@@ -56,7 +56,7 @@ async function fillProject(base: string, key: string): Promise<string[]> {
     () => callApi<{ executions: { id: string }[] }>(base, key, 'GET', `/workflows/${workflow.id}/executions`),
     (body) => body.executions,
   )
-  await callApi(base, key, 'POST', '/v1/send', {
+  const sent = await callApi<{ data: { emails: { email: string }[] } }>(base, key, 'POST', '/v1/send', {
     from: 'news@phone.example',
     to: longEmail,
     subject: 'Your order is on its way',
@@ -89,6 +89,8 @@ async function fillProject(base: string, key: string): Promise<string[]> {
     `/workflows/${workflow.id}/executions/${executions[0]?.id}`,
     '/mailbox',
     `/mailbox/${messages[0]?.id}`,
+    '/emails',
+    `/emails/${sent.data.emails[0]?.email}`,
     '/activity',
     '/analytics',
     '/suppressions',
