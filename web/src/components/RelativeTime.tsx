@@ -13,7 +13,7 @@ const units: [Intl.RelativeTimeFormatUnit, number][] = [
 const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
 
 /** "3 minutes ago", "in 5 minutes", "now": the largest whole unit between `at` and `now`. */
-export function relativeTime(at: Date, now = Date.now()): string {
+function relativeTime(at: Date, now = Date.now()): string {
   const seconds = Math.round((at.getTime() - now) / 1000)
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit)

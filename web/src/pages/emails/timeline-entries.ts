@@ -3,7 +3,7 @@ import type { TimelineEntry } from '../../api/types'
 type Kind = TimelineEntry['kind']
 
 /** What each kind of entry is called on screen. */
-export const kindLabels: Record<Kind, string> = {
+const kindLabels: Record<Kind, string> = {
   accepted: 'Accepted',
   sent: 'Sent',
   deferred: 'Deferred',
