@@ -11,6 +11,18 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes')
 
+const durationUnitsMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const maxRetryDelayMs = 30 * 86_400_000
+
+/** `250ms`, `5s`, `30m`, `2h`, `1d` in milliseconds; undefined for anything else. */
+function durationMs(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text)
+  const unit = match?.[2] ? durationUnitsMs[match[2]] : undefined
+  if (!match || unit === undefined) return undefined
+  const value = Number(match[1]) * unit
+  return value <= maxRetryDelayMs ? value : undefined
+}
+
 const hostPort = z.string().regex(/^[^\s:]+(:\d{1,5})?$|^\[[0-9a-fA-F:]+\](:\d{1,5})?$/, 'expected host or host:port')
 
 const environmentSchema = z.object({
@@ -54,6 +66,29 @@ const environmentSchema = z.object({
     }),
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  // Project webhooks: the wait before each retry (`5s,5m,...`), then the message has failed for good.
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5s,5m,30m,2h,5h,10h,10h')
+    .transform((value, ctx) => {
+      const delays = value.split(',').map((entry) => durationMs(entry.trim()))
+      if (delays.length > 20 || delays.some((delay) => delay === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'expected up to 20 comma-separated durations such as 5s,5m,2h' })
+        return z.NEVER
+      }
+      return delays.filter((delay) => delay !== undefined)
+    }),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(5 * 24),
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(8, 'must be at least 8 (replay reaches 7 days back)')
+    .max(365)
+    .default(30),
   DISABLE_SIGNUPS: booleanFlag.default(false),
   SYSTEM_EMAIL_FROM: z
     .string()
@@ -187,6 +222,8 @@ export type Config = Readonly<{
   trustProxy: TrustProxy
   secret: string
   webhookAllowPrivate: boolean
+  /** Project webhooks (src/modules/webhooks). */
+  webhooks: WebhooksConfig
   disableSignups: boolean
   /** Sender of Mailroom's own account mail (verification, password reset, invitations). */
   systemEmailFrom: Readonly<{ email: string; name: string | null }>
@@ -257,6 +294,15 @@ export type Config = Readonly<{
    * off (the Stripe routes answer BILLING_NOT_ENABLED) and the monthly caps still work.
    */
   stripe: StripeConfig | undefined
+}>
+
+export type WebhooksConfig = Readonly<{
+  /** The wait before each retry after a failed attempt; when it is used up the message has failed. */
+  retryScheduleMs: readonly number[]
+  /** An endpoint whose attempts have failed for this long without one success is disabled. */
+  disableAfterMs: number
+  /** Messages (and their attempts, the delivery log) are deleted this long after they were made. */
+  logRetentionDays: number
 }>
 
 type CrashRecoveryConfig = Readonly<{
@@ -374,6 +420,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: values.TRUST_PROXY,
     secret: values.SECRET ?? readOrCreateSecret(dataDir),
     webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+    webhooks: Object.freeze({
+      retryScheduleMs: Object.freeze(values.WEBHOOK_RETRY_SCHEDULE),
+      disableAfterMs: values.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      logRetentionDays: values.WEBHOOK_LOG_RETENTION_DAYS,
+    }),
     disableSignups: values.DISABLE_SIGNUPS,
     systemEmailFrom: parseSystemSender(values.SYSTEM_EMAIL_FROM, publicUrl),
     systemEmailDkim: values.SYSTEM_EMAIL_DKIM,

@@ -44,6 +44,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     trustProxy: false,
     secret: 'test-secret-test-secret-test-secret-0123456789',
     webhookAllowPrivate: true,
+    webhooks: {
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableAfterMs: 5 * 86_400_000,
+      logRetentionDays: 30,
+    },
     disableSignups: false,
     systemEmailFrom: { email: 'accounts@mailroom.test', name: 'Mailroom' },
     systemEmailDkim: 'mailroom',
