@@ -56,6 +56,7 @@ import { registerTrackRoutes } from './modules/track/routes.js'
 import { registerUploadRoutes } from './modules/uploads/routes.js'
 import { registerUserRoutes } from './modules/users/routes.js'
 import { registerVerifyRoutes } from './modules/verify/routes.js'
+import { registerWebhookRoutes } from './modules/webhooks/routes.js'
 import { registerWorkflowExecutionRoutes } from './modules/workflows/executions/routes.js'
 import { registerWorkflowRoutes } from './modules/workflows/routes.js'
 
@@ -160,6 +161,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   registerReputationRoutes(app, ctx)
   registerActivityRoutes(app, ctx)
   registerEmailRoutes(app, ctx)
+  registerWebhookRoutes(app, ctx)
   registerAnalyticsRoutes(app, ctx)
   registerMcpRoute(app, ctx)
   await registerProviderWebhookRoutes(app, ctx, options.snsTrust ?? amazonSnsTrust)

@@ -20,6 +20,9 @@ import { startInboundReceiver } from './modules/inbound/receiver.js'
 import { reputationSubscriber } from './modules/reputation/subscriber.js'
 import { sweepSegmentsJob } from './modules/segments/jobs.js'
 import { segmentSubscriber } from './modules/segments/subscriber.js'
+import { webhookSubscriber } from './modules/webhooks/fan-out.js'
+import { expireWebhookMessagesJob } from './modules/webhooks/jobs.js'
+import { webhookDeliveryLoop } from './modules/webhooks/loop.js'
 import { workflowsLoop } from './modules/workflows/engine/loop.js'
 import { workflowSubscriber } from './modules/workflows/executions/triggers.js'
 import { compactExecutionCountsJob } from './modules/workflows/jobs.js'
@@ -41,13 +44,20 @@ const jobs: readonly JobDefinition[] = [
   settlePendingReportsJob,
   sweepSegmentsJob,
   compactExecutionCountsJob,
+  expireWebhookMessagesJob,
 ]
 
 /** Background loops (work that must start sooner than a job queue polls). */
-const loops: readonly LoopDefinition[] = [dispatchEventsLoop, campaignsLoop, workflowsLoop]
+const loops: readonly LoopDefinition[] = [dispatchEventsLoop, campaignsLoop, workflowsLoop, webhookDeliveryLoop]
 
 /** In-app subscribers of committed events; they run inside the event bus's dispatch transaction. */
-const eventSubscribers = [reputationSubscriber, countDispatchedEvents, segmentSubscriber, workflowSubscriber] as const
+const eventSubscribers = [
+  reputationSubscriber,
+  countDispatchedEvents,
+  segmentSubscriber,
+  workflowSubscriber,
+  webhookSubscriber,
+] as const
 
 /** Creates or updates every job queue; every process does it, so an API process can enqueue. */
 export function createJobQueues(ctx: AppContext): Promise<void> {

@@ -1,5 +1,5 @@
 /** The WEBHOOK step's outbound HTTP: config validation, placeholder rendering and SSRF-guarded delivery. */
-export { checkAddress } from './address-policy.js'
+export { checkAddress, describeRange as describeAddressRange } from './address-policy.js'
 export { type WebhookStepConfigInput, webhookStepConfig } from './config.js'
 export { WebhookError } from './errors.js'
 export { defaultWebhookPayload } from './payload.js'
