@@ -4,8 +4,8 @@ import { projects } from './foundation.js'
 
 /**
  * A project's webhook endpoint: where events of the types it names are POSTed, signed per Standard Webhooks.
- * `secret` is kept readable because every delivery is signed with it (an HMAC key cannot be stored hashed);
- * after a rotation `previousSecret` still signs, beside it, until `previousSecretExpiresAt`.
+ * `secret` is sealed under the server's SECRET (db/sealed-text.ts, bound to the endpoint's id), not hashed: every
+ * delivery is signed with it. After a rotation `previousSecret` still signs, beside it, until `previousSecretExpiresAt`.
  */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',

@@ -5,7 +5,7 @@ import { createResolver, type DnsResolver } from '../../mail/dns.js'
 import { sendWebhook, WebhookError } from '../workflows/webhook/index.js'
 import { webhookDisabledEvent } from './event-types.js'
 import { webhookPayload } from './payload.js'
-import { webhookSignature } from './signature.js'
+import { openWebhookSecret, webhookSignature } from './signature.js'
 import { type ClaimedMessage, recordAttempt, updateFailureStreak } from './sql.js'
 
 /** The spec's webhook timeout, every redirect and reading the answer included. */
@@ -38,12 +38,13 @@ async function post(ctx: AppContext, message: ClaimedMessage): Promise<Answer> {
     webhookPayload({ eventType: message.event_type, createdAt: new Date(message.created_at), data: message.data }),
   )
   const timestampSeconds = Math.floor(Date.now() / 1000)
+  const secrets = message.secrets.map((sealed) => openWebhookSecret(ctx.config.secret, message.endpoint_id, sealed))
   const headers = {
     'user-agent': userAgent,
     'content-type': 'application/json',
     'webhook-id': message.id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': webhookSignature(message.secrets, message.id, timestampSeconds, body),
+    'webhook-signature': webhookSignature(secrets, message.id, timestampSeconds, body),
   }
   try {
     const answer = await sendWebhook(

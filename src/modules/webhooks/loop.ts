@@ -5,7 +5,7 @@ import { anyMessageDue, claimDueMessages } from './sql.js'
 import { wakeWebhookDelivery, webhookDeliveryLoopName } from './wake.js'
 
 /** In flight per endpoint (per worker): a slow or dead endpoint holds at most this many of the process's slots. */
-const perEndpoint = 4
+const perEndpoint = 16
 /** In flight per process across every endpoint. */
 const maxInFlight = 256
 /** Outlasts the 10 s request and its recording; a message held by a process that died is due again after it. */
@@ -55,7 +55,7 @@ export const webhookDeliveryLoop = defineLoop({
   name: webhookDeliveryLoopName,
   // Retries come due without a wake: the poll is how a 5 s retry is noticed.
   idleMs: 500,
-  wakeGapMs: 20,
+  wakeGapMs: 10,
   errorBackoffMs: 2_000,
   hasWork: (ctx) => anyMessageDue(ctx.db),
   run: claimAndStart,

@@ -72,7 +72,7 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/webhooks/:id/rotate-secret',
     { ...admin, schema: { tags, params, response: { 200: webhookSecretRotated } } },
-    async (request) => rotateWebhookSecret(ctx.db, projectOf(request), request.params.id),
+    async (request) => rotateWebhookSecret(ctx.db, ctx.config, projectOf(request), request.params.id),
   )
 
   app.get(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import type { Executor } from '../../db/client.js'
@@ -6,7 +7,7 @@ import { AppError, notFound } from '../../errors.js'
 import { checkEndpointUrl } from './endpoint-url.js'
 import { unknownEventTypeWarnings } from './event-types.js'
 import type { WebhookCreate, WebhookCreated, WebhookSaved, WebhookUpdate, WebhookView } from './schemas.js'
-import { newWebhookSecret } from './signature.js'
+import { newWebhookSecret, sealWebhookSecret } from './signature.js'
 
 /** A project's endpoints are few (each one is a fan-out join per event); more than this is a mistake. */
 const maxEndpointsPerProject = 50
@@ -51,10 +52,19 @@ export async function createWebhook(
   if ((existing?.total ?? 0) >= maxEndpointsPerProject) {
     throw new AppError('CONFLICT', `A project can have at most ${maxEndpointsPerProject} webhook endpoints`)
   }
+  const id = randomUUID()
   const secret = newWebhookSecret()
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ projectId, url, description: input.description, eventTypes, enabled: input.enabled, secret })
+    .values({
+      id,
+      projectId,
+      url,
+      description: input.description,
+      eventTypes,
+      enabled: input.enabled,
+      secret: sealWebhookSecret(config.secret, id, secret),
+    })
     .returning()
   if (!row) throw new Error('webhook endpoint insert returned no row')
   const warnings = await unknownEventTypeWarnings(db, projectId, eventTypes)
@@ -120,6 +130,7 @@ export async function deleteWebhook(db: Executor, projectId: string, id: string)
  */
 export async function rotateWebhookSecret(
   db: Executor,
+  config: Config,
   projectId: string,
   id: string,
 ): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
@@ -130,7 +141,7 @@ export async function rotateWebhookSecret(
     .set({
       previousSecret: sql`${webhookEndpoints.secret}`,
       previousSecretExpiresAt,
-      secret,
+      secret: sealWebhookSecret(config.secret, id, secret),
       updatedAt: sql`now()`,
     })
     .where(byId(projectId, id))

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { openSealedText, sealText } from '../../db/sealed-text.js'
 
 const secretPrefix = 'whsec_'
 /** Standard Webhooks asks for 24 to 64 bytes; 32 is what HMAC-SHA256 can use in full. */
@@ -26,4 +27,15 @@ export function webhookSignature(
       return `v1,${digest}`
     })
     .join(' ')
+}
+
+const sealPurpose = 'webhook-secret'
+
+/** The secret as stored: sealed under the server's SECRET and bound to its endpoint, so a database copy alone cannot sign. */
+export function sealWebhookSecret(serverSecret: string, endpointId: string, secret: string): string {
+  return sealText(serverSecret, sealPurpose, secret, endpointId)
+}
+
+export function openWebhookSecret(serverSecret: string, endpointId: string, sealed: string): string {
+  return openSealedText(serverSecret, sealPurpose, sealed, endpointId)
 }

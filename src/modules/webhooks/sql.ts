@@ -29,7 +29,7 @@ export type ClaimedMessage = {
   created_at: string
   attempts: number
   url: string
-  /** The current secret, and the one before the last rotation while it still signs. */
+  /** The current secret, and the one before the last rotation while it still signs; sealed (signature.ts). */
   secrets: string[]
 }
 
