@@ -34,6 +34,13 @@ const adminRoutes = [
   'POST /users/@me/projects/:id/checkout',
   'POST /users/@me/projects/:id/billing-portal',
   'DELETE /uploads/:id',
+  'POST /webhooks',
+  'PATCH /webhooks/:id',
+  'DELETE /webhooks/:id',
+  'POST /webhooks/:id/rotate-secret',
+  'POST /webhooks/:id/messages/:messageId/retry',
+  'POST /webhooks/:id/replay',
+  'POST /webhooks/:id/test',
 ]
 const ownerRoutes = ['DELETE /users/@me/projects/:id', 'POST /users/@me/projects/:id/reset']
 

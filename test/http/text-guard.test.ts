@@ -160,6 +160,12 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /workflows/:id/executions': { contactId: someId, context: { plan: 'pro' } },
   'POST /workflows/:id/executions/cancel-all': {},
   'POST /webhooks/email-provider': { Type: 'Notification', Message: '{"notificationType":"Bounce"}' },
+  'POST /webhooks': { url: 'https://hooks.example.com/in', description: 'CRM', eventTypes: ['email.*', 'order.paid'] },
+  'PATCH /webhooks/:id': { url: 'https://hooks.example.com/in', description: 'CRM', eventTypes: ['contact.*'] },
+  'POST /webhooks/:id/rotate-secret': {},
+  'POST /webhooks/:id/test': {},
+  'POST /webhooks/:id/messages/:messageId/retry': {},
+  'POST /webhooks/:id/replay': { from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' },
 }
 
 /** Routes that take a body but not JSON, with where their text is checked instead. */

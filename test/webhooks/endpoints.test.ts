@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Account, callAs, createAccount } from '../helpers/factories.js'
 import { notFoundBody } from '../helpers/scoping.js'
@@ -65,6 +66,12 @@ describe('accepts', () => {
     const list = await call('GET', '/webhooks')
     expect(list.json()).toEqual(expect.arrayContaining([expect.objectContaining({ id: body.id })]))
     expect(list.body).not.toContain(body.secret.slice(6))
+    // Sealed under the server's SECRET: a copy of the database alone cannot sign.
+    const stored = await server.ctx.db.execute<{ secret: string }>(
+      sql`SELECT secret FROM webhook_endpoints WHERE id = ${body.id}`,
+    )
+    expect(stored.rows[0]?.secret).toMatch(/^v1:/)
+    expect(stored.rows[0]?.secret).not.toContain(body.secret.slice(6))
   })
 
   it('updates, disables and deletes an endpoint', async () => {
@@ -195,7 +202,11 @@ describe('scoping', () => {
       ['GET', `/webhooks/${id}/messages`],
       ['GET', `/webhooks/${id}/messages/${message.id}`],
       ['POST', `/webhooks/${id}/messages/${message.id}/retry`],
-      ['POST', `/webhooks/${id}/replay`, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() }],
+      [
+        'POST',
+        `/webhooks/${id}/replay`,
+        { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() },
+      ],
       ['POST', `/webhooks/${id}/test`],
     ]
     for (const [method, url, payload] of routes) {
