@@ -50,5 +50,6 @@ CREATE INDEX "webhook_attempts_message_index" ON "webhook_attempts" USING btree 
 CREATE INDEX "webhook_endpoints_project_index" ON "webhook_endpoints" USING btree ("project_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_messages_endpoint_index" ON "webhook_messages" USING btree ("endpoint_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "webhook_messages_due_index" ON "webhook_messages" USING btree ("endpoint_id","next_attempt_at") WHERE "webhook_messages"."status" = 'PENDING';--> statement-breakpoint
+CREATE INDEX "webhook_messages_leased_index" ON "webhook_messages" USING btree ("endpoint_id") WHERE "webhook_messages"."status" = 'PENDING' AND "webhook_messages"."leased_until" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "webhook_messages_pending_index" ON "webhook_messages" USING btree ("next_attempt_at") WHERE "webhook_messages"."status" = 'PENDING';--> statement-breakpoint
 CREATE INDEX "webhook_messages_retention_index" ON "webhook_messages" USING btree ("created_at");

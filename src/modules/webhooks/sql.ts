@@ -48,7 +48,8 @@ export async function claimDueMessages(
       SELECT due.id FROM webhook_endpoints AS endpoint
       CROSS JOIN LATERAL (
         SELECT count(*)::int AS busy FROM webhook_messages AS leased
-        WHERE leased.endpoint_id = endpoint.id AND leased.status = 'PENDING' AND leased.leased_until > now()
+        WHERE leased.endpoint_id = endpoint.id AND leased.status = 'PENDING' AND leased.leased_until IS NOT NULL
+          AND leased.leased_until > now()
       ) AS flight
       CROSS JOIN LATERAL (
         SELECT m.id FROM webhook_messages AS m
