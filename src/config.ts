@@ -136,6 +136,13 @@ const environmentSchema = z.object({
     .min(11, 'must be more than the 10 s a webhook call may take')
     .max(3_600)
     .default(30),
+  // Held for one project webhook attempt: it must outlast the attempt's 10 s and its recording.
+  WEBHOOK_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(11, 'must be more than the 10 s a webhook call may take')
+    .max(3_600)
+    .default(30),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -315,6 +322,8 @@ type CrashRecoveryConfig = Readonly<{
   jobHeartbeatSeconds: number
   /** How long a workflow execution is held while its webhook call is out, or kept aside after it failed. */
   workflowExecutionLeaseSeconds: number
+  /** How long a project webhook message is held for one attempt; one held by a process that died is due again after. */
+  webhookLeaseSeconds: number
 }>
 
 export type StripeConfig = Readonly<{
@@ -452,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       outboxLeaseSeconds: values.OUTBOX_LEASE_SECONDS,
       jobHeartbeatSeconds: values.JOB_HEARTBEAT_SECONDS,
       workflowExecutionLeaseSeconds: values.WORKFLOW_EXECUTION_LEASE_SECONDS,
+      webhookLeaseSeconds: values.WEBHOOK_LEASE_SECONDS,
     }),
     logLevel: values.LOG_LEVEL,
     inboundSmtpPort: values.INBOUND_SMTP_PORT,

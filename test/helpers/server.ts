@@ -66,7 +66,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // In this process: threads loaded through tsx take seconds to start in every file. The process tests and the
     // delivery benchmark run the built server, with its threads.
     composeThreads: 0,
-    crashRecovery: { outboxLeaseSeconds: 30, jobHeartbeatSeconds: 20, workflowExecutionLeaseSeconds: 30 },
+    crashRecovery: {
+      outboxLeaseSeconds: 30,
+      jobHeartbeatSeconds: 20,
+      workflowExecutionLeaseSeconds: 30,
+      webhookLeaseSeconds: 30,
+    },
     logLevel: 'silent',
     inboundSmtpPort: undefined,
     inboundSmtpHost: '127.0.0.1',

@@ -8,8 +8,6 @@ import { wakeWebhookDelivery, webhookDeliveryLoopName } from './wake.js'
 const perEndpoint = 16
 /** In flight per process across every endpoint. */
 const maxInFlight = 256
-/** Outlasts the 10 s request and its recording; a message held by a process that died is due again after it. */
-const leaseSeconds = 60
 
 /** The attempts this process has in flight, per context, so closing waits for them to be recorded. */
 const inFlightByContext = new WeakMap<AppContext, Set<Promise<void>>>()
@@ -37,7 +35,11 @@ async function claimAndStart(ctx: AppContext): Promise<boolean> {
   const inFlight = inFlightOf(ctx)
   const limit = Math.min(100, maxInFlight - inFlight.size)
   if (limit <= 0) return false
-  const claimed = await claimDueMessages(ctx.db, { perEndpoint, limit, leaseSeconds })
+  const claimed = await claimDueMessages(ctx.db, {
+    perEndpoint,
+    limit,
+    leaseSeconds: ctx.config.crashRecovery.webhookLeaseSeconds,
+  })
   for (const message of claimed) {
     const attempt = deliverMessage(ctx, message)
       .catch((err: unknown) => ctx.log.error({ err, messageId: message.id }, 'webhook attempt not recorded'))
