@@ -4,6 +4,7 @@ import { publish } from '../helpers/events.js'
 import { type Account, callAs, createAccount } from '../helpers/factories.js'
 import { type HttpReceiver, startHttpReceiver } from '../helpers/http-receiver.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
+import { systemEmailsTo, waitForSystemEmail } from '../helpers/system-mail.js'
 import { verifyDelivery } from '../helpers/webhook-receiver.js'
 
 let server: TestServer
@@ -36,9 +37,9 @@ describe('an endpoint that keeps failing', () => {
     const listening = (await call('POST', '/webhooks', { url: watcher.url, eventTypes: ['webhook.disabled'] })).json()
     await publish(server, [{ projectId: owner.project.id, contactId: null, name: 'order.paid', data: { total: 5 } }])
 
-    const [notice] = await watcher.waitForRequests(1)
-    if (!notice) throw new Error('no webhook.disabled delivery')
-    const payload = verifyDelivery(listening.secret, notice)
+    const [delivery] = await watcher.waitForRequests(1)
+    if (!delivery) throw new Error('no webhook.disabled delivery')
+    const payload = verifyDelivery(listening.secret, delivery)
     expect(payload).toEqual({
       type: 'webhook.disabled',
       timestamp: expect.any(String),
@@ -51,6 +52,12 @@ describe('an endpoint that keeps failing', () => {
     const sinceFirst = Date.parse(endpoint.updatedAt) - Date.parse(endpoint.failingSince)
     expect(sinceFirst).toBeGreaterThanOrEqual(disableAfterMs)
 
+    // Each owner is told by account mail, once.
+    const notice = await waitForSystemEmail(server, owner.email)
+    expect(notice.subject).toBe('A webhook of Test project was disabled')
+    expect(notice.text).toContain(`${dead.url}/`)
+    expect(notice.link).toBe(`${server.config.publicUrl}/app/webhooks`)
+
     const attemptsBefore = dead.requests.length
     await publish(server, [{ projectId: owner.project.id, contactId: null, name: 'order.refunded', data: {} }])
     await vi.waitFor(async () => {
@@ -61,6 +68,7 @@ describe('an endpoint that keeps failing', () => {
     const messages = (await call('GET', `/webhooks/${failing.id}/messages`)).json().data
     expect(messages.map((message: { eventType: string }) => message.eventType)).toEqual(['order.paid'])
     expect(dead.requests.length).toBe(attemptsBefore)
+    expect(await systemEmailsTo(server, owner.email)).toHaveLength(1)
 
     // Enabled again by hand, the streak starts over.
     const enabled = (await call('PATCH', `/webhooks/${failing.id}`, { enabled: true })).json()

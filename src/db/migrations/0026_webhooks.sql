@@ -1,3 +1,4 @@
+ALTER TYPE "public"."account_email_kind" ADD VALUE 'WEBHOOK_DISABLED';--> statement-breakpoint
 CREATE TABLE "webhook_attempts" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "webhook_attempts_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"message_id" uuid NOT NULL,

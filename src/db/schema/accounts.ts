@@ -80,7 +80,13 @@ export const oauthAccounts = pgTable(
   (table) => [primaryKey({ columns: [table.provider, table.providerAccountId] }), index().on(table.userId)],
 )
 
-export const accountEmailKind = pgEnum('account_email_kind', ['VERIFY_EMAIL', 'RESET_PASSWORD', 'INVITATION'])
+export const accountEmailKind = pgEnum('account_email_kind', [
+  'VERIFY_EMAIL',
+  'RESET_PASSWORD',
+  'INVITATION',
+  // To a project's owners: one of its webhook endpoints was disabled after failing for days.
+  'WEBHOOK_DISABLED',
+])
 
 /**
  * Whom each of Mailroom's own emails concerns. They all go out through the system project's outbox, whose mailbox

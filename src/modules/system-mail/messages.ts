@@ -56,3 +56,23 @@ export function invitationMessage(link: string, projectName: string, invitedBy: 
     ),
   }
 }
+
+export function webhookDisabledMessage(
+  link: string,
+  projectName: string,
+  url: string,
+  failingSince: Date,
+): SystemMessage {
+  return {
+    subject: `A webhook of ${projectName} was disabled`,
+    link,
+    html: layout(
+      `A webhook of ${projectName} was disabled`,
+      `Mailroom stopped sending events to ${url}: every delivery has failed since ${failingSince.toUTCString()}. ` +
+        'The events since then are kept: fix the endpoint, enable it again, and retry or replay them.',
+      'Open webhooks',
+      link,
+      'You receive this because you own the project.',
+    ),
+  }
+}

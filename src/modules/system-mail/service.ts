@@ -5,9 +5,9 @@ import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
 import type { SystemMessage } from './messages.js'
 import { systemProjectId } from './system-project.js'
 
-/** Whom an account email concerns: a user's own (verification, reset), or a project's invitation. */
+/** Whom an account email concerns: a user's own (verification, reset, a notice to an owner), or a project's invitation. */
 export type AccountEmailAbout =
-  | { kind: 'VERIFY_EMAIL' | 'RESET_PASSWORD'; userId: string }
+  | { kind: 'VERIFY_EMAIL' | 'RESET_PASSWORD' | 'WEBHOOK_DISABLED'; userId: string }
   | { kind: 'INVITATION'; projectId: string }
 
 /**

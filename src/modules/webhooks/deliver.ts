@@ -2,8 +2,10 @@ import type { AppContext } from '../../context.js'
 import { publishEvents } from '../../events/bus.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
 import { createResolver, type DnsResolver } from '../../mail/dns.js'
+import { wakeSystemMail } from '../system-mail/service.js'
 import { sendWebhook, WebhookError } from '../workflows/webhook/index.js'
 import { webhookDisabledEvent } from './event-types.js'
+import { noticeOwnersOfDisabledWebhook } from './owner-notice.js'
 import { webhookPayload } from './payload.js'
 import { openWebhookSecret, webhookSignature } from './signature.js'
 import { type ClaimedMessage, recordAttempt, updateFailureStreak } from './sql.js'
@@ -72,8 +74,9 @@ function retryAt(ctx: AppContext, attempts: number, at: Date): Date | null {
 
 /**
  * Makes one attempt of a claimed message and records it with the message's next state and the endpoint's failure
- * streak, in one transaction; an endpoint that has failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled there, and the
- * `webhook.disabled` event published with it. The HTTP call holds no transaction open.
+ * streak, in one transaction; an endpoint that has failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled there, with
+ * the `webhook.disabled` event and a system email to each owner of the project. The HTTP call holds no transaction
+ * open.
  */
 export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): Promise<void> {
   const started = performance.now()
@@ -109,11 +112,17 @@ export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): 
           },
         },
       ])
+      await noticeOwnersOfDisabledWebhook(ctx, tx, {
+        projectId: endpoint.project_id,
+        url: endpoint.url,
+        failingSince: new Date(endpoint.failing_since),
+      })
     }
     return endpoint
   })
   if (disabled) {
     ctx.log.warn({ webhookId: disabled.id, projectId: disabled.project_id }, 'webhook endpoint disabled after failing')
     wakeEventDispatcher(ctx.pool)
+    wakeSystemMail(ctx)
   }
 }
