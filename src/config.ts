@@ -303,7 +303,7 @@ export type Config = Readonly<{
   stripe: StripeConfig | undefined
 }>
 
-export type WebhooksConfig = Readonly<{
+type WebhooksConfig = Readonly<{
   /** The wait before each retry after a failed attempt; when it is used up the message has failed. */
   retryScheduleMs: readonly number[]
   /** An endpoint whose attempts have failed for this long without one success is disabled. */

@@ -3,7 +3,7 @@ import { cursorPage, cursorPageQuery } from '../../http/pagination.js'
 import { isoDateTime } from '../analytics/period.js'
 
 const maxUrlLength = 2048
-export const maxEventTypes = 50
+const maxEventTypes = 50
 
 /** An exact event name, or a pattern where `*` stands for any run of characters. */
 const eventTypePattern = z
@@ -83,7 +83,7 @@ export const webhookSecretRotated = z.object({
 
 export const webhookList = z.array(webhookView)
 
-export const webhookMessageStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED'])
+const webhookMessageStatus = z.enum(['PENDING', 'DELIVERED', 'FAILED'])
 
 export const webhookMessageListQuery = cursorPageQuery.extend({ status: webhookMessageStatus.optional() })
 export type WebhookMessageListQuery = z.infer<typeof webhookMessageListQuery>
@@ -105,7 +105,7 @@ export type WebhookMessageView = z.infer<typeof webhookMessageView>
 
 export const webhookMessagePage = cursorPage(webhookMessageView)
 
-export const webhookAttemptView = z.object({
+const webhookAttemptView = z.object({
   at: z.date(),
   succeeded: z.boolean(),
   /** null when no answer came (`error` says why). */
