@@ -39,22 +39,30 @@ describe('process settings', () => {
       outboxLeaseSeconds: 30,
       jobHeartbeatSeconds: 20,
       workflowExecutionLeaseSeconds: 30,
+      webhookLeaseSeconds: 30,
     })
     const short = loadConfig({
       ...base,
       OUTBOX_LEASE_SECONDS: '3',
       JOB_HEARTBEAT_SECONDS: '10',
       WORKFLOW_EXECUTION_LEASE_SECONDS: '12',
+      WEBHOOK_LEASE_SECONDS: '15',
     })
     expect(short.crashRecovery).toEqual({
       outboxLeaseSeconds: 3,
       jobHeartbeatSeconds: 10,
       workflowExecutionLeaseSeconds: 12,
+      webhookLeaseSeconds: 15,
     })
   })
 
   it('refuses a zero, negative, fractional or non-numeric lease, naming the variable', () => {
-    for (const name of ['OUTBOX_LEASE_SECONDS', 'JOB_HEARTBEAT_SECONDS', 'WORKFLOW_EXECUTION_LEASE_SECONDS']) {
+    for (const name of [
+      'OUTBOX_LEASE_SECONDS',
+      'JOB_HEARTBEAT_SECONDS',
+      'WORKFLOW_EXECUTION_LEASE_SECONDS',
+      'WEBHOOK_LEASE_SECONDS',
+    ]) {
       for (const value of ['0', '-5', '12.5', 'soon']) {
         expect(refusal({ [name]: value })).toMatch(new RegExp(`^${name}: `))
       }

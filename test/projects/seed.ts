@@ -15,7 +15,7 @@ async function ok(response: { statusCode: number; body: string }, status: number
 /**
  * A project with a row in every kind of table a user's work fills: a domain, contacts, a sent and captured email
  * (with an Idempotency-Key), a relayed one, events, a template, a segment, a campaign, a workflow with a waiting execution, a bulk
- * job and its pg-boss job, an uploaded image, a suppression, an inbound message record, billing caps and usage,
+ * job and its pg-boss job, a webhook endpoint and a message of its log, an uploaded image, a suppression, an inbound message record, billing caps and usage,
  * and a second member.
  */
 export async function seedProject(server: TestServer, name = 'Seeded project'): Promise<SeededProject> {
@@ -52,6 +52,10 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
     await call('POST', '/v1/track', { email: contacts[0]?.email, event: 'signed-up', data: { plan: 'pro' } }),
     200,
   )
+  // A webhook endpoint (kept by a reset) and a message in its delivery log (wiped); nothing listens at the address.
+  const webhook = await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['email.*'] })
+  await ok(webhook, 201)
+  await ok(await call('POST', `/webhooks/${webhook.json<{ id: string }>().id}/test`), 202)
   const template = await call('POST', '/templates', { name: 'Welcome', subject: 'Hi', body: '<p>Hi</p>', from })
   await ok(template, 201)
   await ok(

@@ -13,6 +13,8 @@ import { requireProjectRole } from './member-role.js'
  * so deleting contacts does not first null the contact of every email; workflows before templates, likewise).
  */
 export const resetWipedTables = [
+  // The delivery log of the project's webhooks (their attempts go with them); the endpoints themselves are kept.
+  'webhook_messages',
   // Before the emails it belongs to (it would go with them by cascade, a row at a time).
   'email_history',
   'emails',
@@ -37,7 +39,7 @@ export const resetWipedTables = [
 ] as const
 
 /**
- * Kept by a reset: the project itself, its team, domains and billing. The reputation record and this period's
+ * Kept by a reset: the project itself, its team, domains, webhook endpoints and billing. The reputation record and this period's
  * billing usage stay too: a reset must not launder a bounce rate, lift a suspension or refill a monthly cap.
  */
 export const resetKeptTables = [
@@ -47,6 +49,8 @@ export const resetKeptTables = [
   // Kept with the invitations they mailed: a pending one's email stays in the mailbox of its project's admins.
   'account_emails',
   'domains',
+  // Where the project's own systems listen: configuration, like its domains.
+  'webhook_endpoints',
   'project_billing',
   'billing_usage',
   'billing_webhook_events',
