@@ -1,9 +1,8 @@
 import type { AppContext } from '../../context.js'
 import { publishEvents } from '../../events/bus.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
-import { createResolver, type DnsResolver } from '../../mail/dns.js'
 import { wakeSystemMail } from '../system-mail/service.js'
-import { sendWebhook, WebhookError } from '../workflows/webhook/index.js'
+import { sendWebhook, WebhookError, webhookResolverOf } from '../workflows/webhook/index.js'
 import { webhookDisabledEvent } from './event-types.js'
 import { noticeOwnersOfDisabledWebhook } from './owner-notice.js'
 import { webhookPayload } from './payload.js'
@@ -13,18 +12,6 @@ import { type ClaimedMessage, recordAttempt, updateFailureStreak } from './sql.j
 /** The spec's webhook timeout, every redirect and reading the answer included. */
 const timeoutMs = 10_000
 const userAgent = 'Mailroom-Webhook/1'
-
-const resolvers = new WeakMap<AppContext, DnsResolver>()
-
-/** One resolver per context, as the workflow step keeps one: its DNS cache and its undici Agent are shared. */
-function resolverOf(ctx: AppContext): DnsResolver {
-  let resolver = resolvers.get(ctx)
-  if (!resolver) {
-    resolver = createResolver(ctx.config)
-    resolvers.set(ctx, resolver)
-  }
-  return resolver
-}
 
 type Answer = {
   succeeded: boolean
@@ -51,7 +38,7 @@ async function post(ctx: AppContext, message: ClaimedMessage): Promise<Answer> {
   try {
     const answer = await sendWebhook(
       { url: message.url, method: 'POST', headers, body },
-      { resolver: resolverOf(ctx), allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs },
+      { resolver: webhookResolverOf(ctx), allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs },
     )
     return {
       succeeded: answer.ok,

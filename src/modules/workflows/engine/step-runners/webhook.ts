@@ -1,26 +1,13 @@
-import type { AppContext } from '../../../../context.js'
-import { createResolver, type DnsResolver } from '../../../../mail/dns.js'
 import { subscriptionUrls } from '../../../../mail/outbound/subscription-links.js'
 import {
   defaultWebhookPayload,
   renderWebhookRequest,
   sendWebhook,
   WebhookError,
+  webhookResolverOf,
   webhookStepConfig,
 } from '../../webhook/index.js'
 import { failed, type StepContext, type StepOf, type StepResult } from '../step-context.js'
-
-const resolvers = new WeakMap<AppContext, DnsResolver>()
-
-/** One resolver per process (its cache is shared by every webhook step), through DNS_SERVERS like every lookup. */
-function resolverOf(ctx: AppContext): DnsResolver {
-  let resolver = resolvers.get(ctx)
-  if (!resolver) {
-    resolver = createResolver(ctx.config)
-    resolvers.set(ctx, resolver)
-  }
-  return resolver
-}
 
 /**
  * WEBHOOK: the request is rendered inside the step's transaction (a bad placeholder result fails the step there),
@@ -60,7 +47,7 @@ export async function runWebhook(step: StepOf<'WEBHOOK'>, scope: StepContext): P
     call: async () => {
       try {
         const answer = await sendWebhook(request, {
-          resolver: resolverOf(ctx),
+          resolver: webhookResolverOf(ctx),
           allowPrivate: ctx.config.webhookAllowPrivate,
         })
         const output = {
