@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { conditionTreeSchema } from '../../conditions/index.js'
 import { audienceType, campaignStatus, emailStatus } from '../../db/schema/index.js'
 import { cursorPage, cursorPageQuery, offsetPage, searchablePageQuery } from '../../http/pagination.js'
+import { emailMoments } from '../emails/schemas.js'
 import { contentFields, templateType } from '../templates/schemas.js'
 import { recipientStates } from './recipient-states.js'
 
@@ -172,13 +173,7 @@ const campaignRecipient = z.object({
   contactId: z.uuid().nullable(),
   email: z.string(),
   status: z.enum(emailStatus.enumValues),
-  sentAt: z.date().nullable(),
-  deliveredAt: z.date().nullable(),
-  openedAt: z.date().nullable(),
-  clickedAt: z.date().nullable(),
-  bouncedAt: z.date().nullable(),
-  complainedAt: z.date().nullable(),
-  failedAt: z.date().nullable(),
+  ...emailMoments,
   /** Why a FAILED email was given up on (the receiving server's reply, a suppression). */
   failureReason: z.string().nullable(),
 })

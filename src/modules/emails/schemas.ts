@@ -31,6 +31,17 @@ export type EmailListQuery = z.infer<typeof emailListQuery>
 
 const address = z.object({ email: z.string(), name: z.string().nullable() })
 
+/** When an email reached each state of its way out, null until it did: the email view's and a campaign recipient's. */
+export const emailMoments = {
+  sentAt: z.date().nullable(),
+  deliveredAt: z.date().nullable(),
+  openedAt: z.date().nullable(),
+  clickedAt: z.date().nullable(),
+  bouncedAt: z.date().nullable(),
+  complainedAt: z.date().nullable(),
+  failedAt: z.date().nullable(),
+}
+
 const emailView = z.object({
   id: z.uuid(),
   /** The Message-ID header (without angle brackets); a relayed message keeps the client's own. */
@@ -62,13 +73,7 @@ const emailView = z.object({
   machineOpens: z.number().int(),
   machineClicks: z.number().int(),
   createdAt: z.date(),
-  sentAt: z.date().nullable(),
-  deliveredAt: z.date().nullable(),
-  openedAt: z.date().nullable(),
-  clickedAt: z.date().nullable(),
-  bouncedAt: z.date().nullable(),
-  complainedAt: z.date().nullable(),
-  failedAt: z.date().nullable(),
+  ...emailMoments,
 })
 export type EmailView = z.infer<typeof emailView>
 
