@@ -1,38 +1,35 @@
-// `npm run bench [-- name ...] [--quick]`: runs benchmarks against freshly started servers and prints JSON.
+// `npm run bench [-- name ...] [--quick] [--against <ref> [--rounds N]]`: runs benchmarks against freshly started
+// servers and prints JSON; with --against, on this checkout's build and the ref's, interleaved, with their ratios.
 import { execSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { campaign } from './benchmarks/campaign.js'
-import { contactsImport } from './benchmarks/contacts-import.js'
-import { delivery } from './benchmarks/delivery.js'
-import { idleFootprint } from './benchmarks/idle-footprint.js'
-import { relay } from './benchmarks/relay.js'
-import { segmentCompute } from './benchmarks/segment-compute.js'
-import { segmentCount } from './benchmarks/segment-count.js'
-import { sendAccept, sendBatch } from './benchmarks/send.js'
-import { track } from './benchmarks/track.js'
-import { webBundle } from './benchmarks/web-bundle.js'
-import { workflows } from './benchmarks/workflows.js'
+import { prepareAgainst, runAgainst, type Side } from './lib/against.js'
+import { RefError } from './lib/build-ref.js'
 import { root } from './lib/server.js'
 import type { Benchmark } from './lib/types.js'
 
-const benchmarks: Benchmark[] = [
-  sendAccept,
-  sendBatch,
-  track,
-  delivery,
-  relay,
-  campaign,
-  contactsImport,
-  idleFootprint,
-  segmentCount,
-  segmentCompute,
-  workflows,
-  webBundle,
-]
+/**
+ * Loaded by name, so a run loads only the benchmarks it runs: under `--against`, an older build runs this
+ * harness, and one benchmark reaching into sources that build lacks must not stop the others.
+ */
+const benchmarks: Record<string, () => Promise<Benchmark>> = {
+  'send-accept': async () => (await import('./benchmarks/send.js')).sendAccept,
+  'send-batch': async () => (await import('./benchmarks/send.js')).sendBatch,
+  track: async () => (await import('./benchmarks/track.js')).track,
+  delivery: async () => (await import('./benchmarks/delivery.js')).delivery,
+  relay: async () => (await import('./benchmarks/relay.js')).relay,
+  campaign: async () => (await import('./benchmarks/campaign.js')).campaign,
+  'contacts-import': async () => (await import('./benchmarks/contacts-import.js')).contactsImport,
+  'idle-footprint': async () => (await import('./benchmarks/idle-footprint.js')).idleFootprint,
+  'segment-count': async () => (await import('./benchmarks/segment-count.js')).segmentCount,
+  'segment-compute': async () => (await import('./benchmarks/segment-compute.js')).segmentCompute,
+  workflows: async () => (await import('./benchmarks/workflows.js')).workflows,
+  'web-bundle': async () => (await import('./benchmarks/web-bundle.js')).webBundle,
+}
 
 function machine() {
   return {
@@ -75,21 +72,43 @@ async function withBenchDatabase<T>(name: string, run: (serverEnv: Record<string
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2)
-  const quick = args.includes('--quick')
-  const names = args.filter((arg) => !arg.startsWith('--'))
-  const unknown = names.filter((name) => !benchmarks.some((bench) => bench.name === name))
+  const { values, positionals: names } = parseArgs({
+    allowPositionals: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      against: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+    },
+  })
+  const quick = values.quick
+  const known = Object.keys(benchmarks)
+  const unknown = names.filter((name) => !known.includes(name))
   if (unknown.length > 0) {
-    console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`)
+    console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${known.join(', ')}`)
     process.exit(2)
   }
+  const against = values.against === undefined ? undefined : againstBuild(values.against, Number(values.rounds))
   // Only what changed since the last build (in CI, the test run's builds of the same sources stand); its output
-  // goes to stderr, as stdout carries the results' JSON.
-  execSync('node scripts/build-if-stale.ts', { cwd: root, stdio: ['ignore', 2, 2] })
-  const selected = names.length > 0 ? benchmarks.filter((bench) => names.includes(bench.name)) : benchmarks
+  // goes to stderr, as stdout carries the results' JSON. Under --against the parent has built both sides.
+  if (!process.env.BENCH_SKIP_BUILD) {
+    execSync('node scripts/build-if-stale.ts', { cwd: root, stdio: ['ignore', 2, 2] })
+  }
+  const selected = names.length > 0 ? names : known
+  if (against) {
+    const comparisons = await runAgainst(against, {
+      names: selected,
+      quick,
+      rounds: Number(values.rounds),
+    })
+    process.stdout.write(
+      `${JSON.stringify({ date: new Date().toISOString(), quick, machine: machine(), comparisons }, null, 2)}\n`,
+    )
+    return
+  }
   const resultsDir = path.join(root, 'bench', 'results')
   mkdirSync(resultsDir, { recursive: true })
-  for (const bench of selected) {
+  for (const name of selected) {
+    const bench = await (benchmarks[name] as () => Promise<Benchmark>)()
     const measured = await withBenchDatabase(bench.name, (serverEnv) => bench.run({ quick, serverEnv }))
     const result = {
       benchmark: bench.name,
@@ -101,12 +120,27 @@ async function main(): Promise<void> {
     }
     const json = JSON.stringify(result, null, 2)
     process.stdout.write(`${json}\n`)
-    if (!quick) writeFileSync(path.join(resultsDir, `${bench.name}.json`), `${json}\n`)
+    if (!quick && !process.env.BENCH_NO_RESULTS) writeFileSync(path.join(resultsDir, `${bench.name}.json`), `${json}\n`)
     // A quick run is the smoke test CI runs: a request that failed means the benchmark proves nothing.
     if (quick && failedRequests(result) > 0) {
       console.error(`${bench.name}: requests failed in the quick run`)
       process.exitCode = 1
     }
+  }
+}
+
+/** The other side of `--against`, built before anything runs; a ref that names nothing or does not build exits 2. */
+function againstBuild(ref: string, rounds: number): Side {
+  if (!Number.isInteger(rounds) || rounds < 3) {
+    console.error('--rounds: at least 3 rounds, so a median and a spread mean something')
+    process.exit(2)
+  }
+  try {
+    return prepareAgainst(ref)
+  } catch (error) {
+    if (!(error instanceof RefError)) throw error
+    console.error(error.message)
+    process.exit(2)
   }
 }
 
