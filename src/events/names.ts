@@ -8,6 +8,10 @@ const reservedPatterns = [
   /^contact\.(un)?subscribed$/,
   /^segment\.[^.]+\.(entry|exit)$/,
   /^workflow\./,
+  // A tracked `webhook.disabled` or `campaign.scheduled` would reach the project's webhook endpoints as if
+  // Mailroom had sent it.
+  /^webhook\./,
+  /^campaign\.scheduled$/,
 ]
 
 /** What workflow executions record in the event log (the activity feed); they start no workflow. */

@@ -89,6 +89,8 @@ describe('POST /v1/track rejects', () => {
     'contact.unsubscribed',
     'segment.vip-users.entry',
     'segment.vip-users.exit',
+    'webhook.disabled',
+    'campaign.scheduled',
   ])('the reserved event name %s with 422 reserved_event, changing nothing', async (event) => {
     const account = await createAccount(server)
     const response = await track(account.publicKey, { email: uniqueEmail(), event })

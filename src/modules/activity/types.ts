@@ -59,7 +59,12 @@ export function activityTypeOf(eventName: string): string {
 }
 
 function isInternalEventName(name: string): boolean {
-  return name.startsWith('email.') || typeByEventName.has(name) || segmentEventPattern.test(name)
+  return (
+    name.startsWith('email.') ||
+    name.startsWith('webhook.') ||
+    typeByEventName.has(name) ||
+    segmentEventPattern.test(name)
+  )
 }
 
 /** Condition on the events table (`column` is its name) selecting the given activity types; `false` when no type comes from events. */

@@ -33,5 +33,5 @@ export type MetricRow = Record<MetricName, string>
  * (case-insensitively), so whatever is not internal here is a custom event.
  */
 export function internalEventNameSql(column: SQL): SQL {
-  return sql`(${column} LIKE 'email.%' OR ${column} IN ('contact.subscribed', 'contact.unsubscribed') OR ${column} ~ '^segment\\.[^.]+\\.(entry|exit)$' OR ${column} LIKE 'workflow.%')`
+  return sql`(${column} LIKE 'email.%' OR ${column} IN ('contact.subscribed', 'contact.unsubscribed') OR ${column} ~ '^segment\\.[^.]+\\.(entry|exit)$' OR ${column} LIKE 'workflow.%' OR ${column} LIKE 'webhook.%')`
 }
