@@ -72,6 +72,19 @@ import type {
 import type { uploadView } from '@server/modules/uploads/schemas.js'
 import type { credentials, userView } from '@server/modules/users/schemas.js'
 import type {
+  webhookCreate,
+  webhookCreated,
+  webhookMessageDetail,
+  webhookMessageListQuery,
+  webhookMessagePage,
+  webhookReplay,
+  webhookReplayed,
+  webhookSaved,
+  webhookSecretRotated,
+  webhookUpdate,
+  webhookView,
+} from '@server/modules/webhooks/schemas.js'
+import type {
   executionDetail,
   executionPage,
   executionStart,
@@ -209,3 +222,17 @@ export type EmailListQuery = ListQuery<typeof emailListQuery>
 export type RecipientPage = Response<typeof recipientPage>
 export type CampaignRecipient = RecipientPage['data'][number]
 export type RecipientState = (typeof recipientStates)[number]
+export type Webhook = Response<typeof webhookView>
+export type WebhookSaved = Response<typeof webhookSaved>
+export type WebhookCreated = Response<typeof webhookCreated>
+export type WebhookInput = Request<typeof webhookCreate>
+export type WebhookChange = Request<typeof webhookUpdate>
+export type WebhookSecretRotated = Response<typeof webhookSecretRotated>
+export type WebhookMessagePage = Response<typeof webhookMessagePage>
+export type WebhookMessage = WebhookMessagePage['data'][number]
+export type WebhookMessageStatus = WebhookMessage['status']
+export type WebhookMessageListQuery = ListQuery<typeof webhookMessageListQuery>
+export type WebhookMessageDetail = Response<typeof webhookMessageDetail>
+export type WebhookAttempt = WebhookMessageDetail['attempts'][number]
+export type WebhookReplay = Request<typeof webhookReplay>
+export type WebhookReplayed = Response<typeof webhookReplayed>
