@@ -70,6 +70,14 @@ export const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./pages/smtp/SmtpRelayPage')).SmtpRelayPage }),
         },
         {
+          path: 'webhooks',
+          lazy: async () => ({ Component: (await import('./pages/webhooks/WebhooksPage')).WebhooksPage }),
+        },
+        {
+          path: 'webhooks/:id',
+          lazy: async () => ({ Component: (await import('./pages/webhooks/WebhookPage')).WebhookPage }),
+        },
+        {
           path: 'domains',
           lazy: async () => ({ Component: (await import('./pages/domains/DomainsPage')).DomainsPage }),
         },

@@ -32,6 +32,7 @@ const sections = [
   { to: '/setup', label: 'Get started' },
   { to: '/keys', label: 'API keys' },
   { to: '/smtp', label: 'SMTP relay' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/domains', label: 'Domains' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },
