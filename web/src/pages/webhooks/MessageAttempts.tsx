@@ -1,5 +1,6 @@
 import { Code, Group, Stack, Table, Text } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query'
+import { useEffect, useRef } from 'react'
 import { useProject } from '../../api/project-context'
 import type { WebhookMessage, WebhookMessageDetail } from '../../api/types'
 import { webhookQueries } from '../../api/webhooks'
@@ -12,27 +13,27 @@ const wrapped = { whiteSpace: 'pre-wrap', wordBreak: 'break-all' } as const
 
 /**
  * One message opened in the log: its webhook-id, every attempt (time, answer, latency, the answer's first bytes) and
- * the body each attempt sent. Asked again whenever the log's row changes (a new attempt, a retry).
+ * the body each attempt sent.
  */
 export function MessageAttempts({ endpointId, message }: { endpointId: string; message: WebhookMessage }) {
   const { project } = useProject()
-  const detail = useQuery({
-    ...webhookQueries.message(project.id, endpointId, message.id),
-    // The row is the log's newest word on the message: a change there means new attempts here.
-    refetchInterval: (query) => (changed(query.state.data, message) ? 500 : false),
-  })
+  const detail = useQuery(webhookQueries.message(project.id, endpointId, message.id))
+  // The row is the log's newest word on the message (the log polls while it is pending): when it moves, so do the
+  // attempts. The first run finds the detail just fetched and asks nothing.
+  const { refetch, dataUpdatedAt } = detail
+  const seen = `${message.status} ${message.attemptCount} ${message.lastAttemptAt}`
+  const fetchedFor = useRef(seen)
+  useEffect(() => {
+    if (fetchedFor.current === seen || dataUpdatedAt === 0) return
+    fetchedFor.current = seen
+    void refetch()
+  }, [seen, refetch, dataUpdatedAt])
   return (
     <QueryState query={detail} label="Loading the attempts">
       {(loaded) => <Attempts message={loaded} />}
     </QueryState>
   )
 }
-
-const changed = (detail: WebhookMessageDetail | undefined, row: WebhookMessage) =>
-  detail !== undefined &&
-  (detail.status !== row.status ||
-    detail.attemptCount !== row.attemptCount ||
-    detail.lastAttemptAt !== row.lastAttemptAt)
 
 function Attempts({ message }: { message: WebhookMessageDetail }) {
   return (
