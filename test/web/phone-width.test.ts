@@ -94,6 +94,8 @@ async function fillProject(base: string, key: string): Promise<string[]> {
     '/activity',
     '/analytics',
     '/suppressions',
+    '/smtp',
+    '/webhooks',
     '/settings/project',
     '/settings/team',
     '/settings/billing',
