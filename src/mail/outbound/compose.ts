@@ -1,9 +1,9 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto'
-import { compile } from 'html-to-text'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { type ContactRender, renderForContact } from './contact-render.js'
 import { dkimSignature } from './dkim.js'
 import { serializeMime } from './mime.js'
+import { plainTextOf } from './plain-text.js'
 import { applyTracking, type TrackingOptions } from './tracking-html.js'
 import { type EmailTracking, trackingOptions } from './tracking-links.js'
 
@@ -79,13 +79,6 @@ export const reservedHeaders: ReadonlySet<string> = new Set([
   'dkim-signature',
   'return-path',
 ])
-
-const htmlToText = compile({ wordwrap: 130, selectors: [{ selector: 'img', format: 'skip' }] })
-
-/** The plain-text alternative sent with an HTML body (LF line ends; the MIME part uses CRLF). */
-export function plainTextOf(html: string): string {
-  return htmlToText(html)
-}
 
 function customHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const result: Record<string, string> = {}

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js'
-import { plainTextOf } from '../../mail/outbound/compose.js'
+import { plainTextOf } from '../../mail/outbound/plain-text.js'
 import { type RenderVariables, renderHtml, renderSubject } from '../../mail/outbound/render.js'
 import { getContact } from '../contacts/service.js'
 import type { TemplatePreview, TemplatePreviewBody } from './schemas.js'
