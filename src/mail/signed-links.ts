@@ -13,6 +13,8 @@ export type LinkPurpose =
   | 'manage'
   | 'unsubscribe-mailbox'
   | 'invitation'
+  | 'complaint-feedback'
+  | 'subscription-preview'
 
 const signatureBytes = 16
 

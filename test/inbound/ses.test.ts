@@ -37,7 +37,10 @@ beforeEach(async () => {
 describe('SES Received notifications', () => {
   it('become an email.received event for the project that verified the domain, and no other', async () => {
     const result = await handleSesInboundNotification(env.server.ctx, JSON.stringify(fixture('received-sns-action')))
-    expect(result).toEqual({ kind: 'received', outcome: { projectIds: [owner.project.id], unsubscribes: 0 } })
+    expect(result).toEqual({
+      kind: 'received',
+      outcome: { projectIds: [owner.project.id], unsubscribes: 0, complaints: 0 },
+    })
 
     const events = await eventsNamed(env.server, 'email.received')
     expect(events).toHaveLength(1)
@@ -59,7 +62,7 @@ describe('SES Received notifications', () => {
     const message = JSON.stringify(fixture('received-sns-action'))
     await handleSesInboundNotification(env.server.ctx, message)
     const again = await handleSesInboundNotification(env.server.ctx, message)
-    expect(again).toEqual({ kind: 'received', outcome: { projectIds: [], unsubscribes: 0 } })
+    expect(again).toEqual({ kind: 'received', outcome: { projectIds: [], unsubscribes: 0, complaints: 0 } })
     expect(await eventsNamed(env.server, 'email.received')).toHaveLength(1)
   })
 
@@ -69,7 +72,7 @@ describe('SES Received notifications', () => {
     const foreign = { ...notification, receipt: { ...receipt, recipients: ['someone@elsewhere.example'] } }
     expect(await handleSesInboundNotification(env.server.ctx, foreign)).toEqual({
       kind: 'received',
-      outcome: { projectIds: [], unsubscribes: 0 },
+      outcome: { projectIds: [], unsubscribes: 0, complaints: 0 },
     })
     const mixed = {
       ...notification,

@@ -183,7 +183,7 @@ describe('mail to a verified domain', () => {
       dmarcVerdict: 'GRAY',
       processingTimeMillis: 1,
     })
-    expect(outcome).toEqual({ projectIds: [alpha.project.id], unsubscribes: 0 })
+    expect(outcome).toEqual({ projectIds: [alpha.project.id], unsubscribes: 0, complaints: 0 })
     const events = await eventsNamed(env.server, 'email.received')
     expect(events.map((event) => [event.project_id, event.data.recipients])).toEqual([[alpha.project.id, [address]]])
   })

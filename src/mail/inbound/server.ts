@@ -10,11 +10,12 @@ import {
   type SMTPServerSession,
 } from 'smtp-server'
 import type { DnsResolver } from '../dns.js'
+import { type ComplaintReport, complaintReportOf } from './complaint-report.js'
 import { mailauthResolver } from './mailauth-resolver.js'
 import { bodyOf, type InboundMessage } from './message.js'
 import { authenticateMessage } from './verdicts.js'
 
-export type { InboundMessage }
+export type { ComplaintReport, InboundMessage }
 
 export type InboundServerOptions = {
   host: string
@@ -25,8 +26,11 @@ export type InboundServerOptions = {
   resolver?: DnsResolver
   /** Whether mail for this address is ours. Everything else gets 550, so the server is never an open relay. */
   acceptRecipient(address: string): Promise<boolean> | boolean
-  /** Must have stored the message when it resolves: the sender is told 250 only then, and 451 if it throws. */
-  onMessage(message: InboundMessage): Promise<void>
+  /**
+   * Must have stored the message when it resolves: the sender is told 250 only then, and 451 if it throws. A
+   * message that is an ARF complaint report comes with what the report says.
+   */
+  onMessage(message: InboundMessage, report: ComplaintReport | undefined): Promise<void>
   /** Host name in the greeting and for SPF; defaults to the machine's. */
   serverName?: string
   /** PEM key and certificate to offer STARTTLS; without them the server speaks plain SMTP only. */
@@ -124,21 +128,24 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     }),
   ])
   const body = bodyOf(parsed)
-  await ctx.onMessage({
-    messageId: parsed.messageId?.replace(/^<|>$/g, '') || randomUUID(),
-    from: sender || parsed.from?.value[0]?.address || '',
-    fromHeader: parsed.from?.text ?? '',
-    to: firstAddress(parsed.to) ?? recipients[0] ?? '',
-    subject: parsed.subject ?? '',
-    timestamp: receivedAt.toISOString(),
-    recipients,
-    hasContent: body !== '',
-    body,
-    spamVerdict: 'DISABLED',
-    virusVerdict: 'DISABLED',
-    ...verdicts,
-    processingTimeMillis: Date.now() - startedAt,
-  })
+  await ctx.onMessage(
+    {
+      messageId: parsed.messageId?.replace(/^<|>$/g, '') || randomUUID(),
+      from: sender || parsed.from?.value[0]?.address || '',
+      fromHeader: parsed.from?.text ?? '',
+      to: firstAddress(parsed.to) ?? recipients[0] ?? '',
+      subject: parsed.subject ?? '',
+      timestamp: receivedAt.toISOString(),
+      recipients,
+      hasContent: body !== '',
+      body,
+      spamVerdict: 'DISABLED',
+      virusVerdict: 'DISABLED',
+      ...verdicts,
+      processingTimeMillis: Date.now() - startedAt,
+    },
+    complaintReportOf(parsed),
+  )
 }
 
 function firstAddress(field: AddressObject | AddressObject[] | undefined): string | undefined {

@@ -38,7 +38,14 @@ export type DkimKey = { domainName: string; selector: string; privateKeyPem: str
  * (`composeMessageJob`), add open and click tracking when asked, build the MIME message, then sign it when a key is
  * given. Tracking is applied here rather than at enqueue so the stored HTML stays the original.
  */
-export type MessageJob = { message: MessageSpec; render?: ContactRender; dkim?: DkimKey; tracking?: EmailTracking }
+export type MessageJob = {
+  message: MessageSpec
+  render?: ContactRender
+  dkim?: DkimKey
+  tracking?: EmailTracking
+  /** `Feedback-ID` and the CFBL pair (`feedback-headers.ts`): set at delivery, kept when a render replaces the headers. */
+  feedbackHeaders?: Record<string, string>
+}
 
 /** A built message and the subject it went out with (rendered for its contact when the job had a `render`). */
 export type BuiltMessage = { raw: Buffer; subject: string }
@@ -61,6 +68,10 @@ const signedHeaderNames: readonly string[] = [
   'List-Id',
   'List-Unsubscribe',
   'List-Unsubscribe-Post',
+  // Gmail and RFC 9477 act on these only when the signature covers them.
+  'Feedback-ID',
+  'CFBL-Address',
+  'CFBL-Feedback-ID',
 ]
 
 // Custom headers may not replace what the message structure or its identity depends on.
@@ -78,15 +89,24 @@ export const reservedHeaders: ReadonlySet<string> = new Set([
   'content-transfer-encoding',
   'dkim-signature',
   'return-path',
+  // Complaint reports go where Mailroom can take them, about an email it can name.
+  'cfbl-address',
+  'cfbl-feedback-id',
 ])
 
-function customHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+/** The message's custom headers, then the feedback headers it does not set itself (a caller's own Feedback-ID stays). */
+function customHeaders(
+  headers: Record<string, string> | undefined,
+  feedbackHeaders: Record<string, string> = {},
+): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (reservedHeaders.has(name.toLowerCase())) continue
     // The send route rejects CR/LF already; never let one through to the wire regardless.
     result[name.replace(/[\r\n:]/g, '')] = value.replace(/[\r\n]+/g, ' ')
   }
+  const given = new Set(Object.keys(result).map((name) => name.toLowerCase()))
+  for (const [name, value] of Object.entries(feedbackHeaders)) if (!given.has(name.toLowerCase())) result[name] = value
   return result
 }
 
@@ -96,7 +116,7 @@ function customHeaders(headers: Record<string, string> | undefined): Record<stri
  * links, readable as written (text-only readers cannot load a pixel anyway). Returns the message as a string
  * with a character per byte (latin1), with CRLF line ends.
  */
-function composeMessage(message: MessageSpec, tracking?: TrackingOptions): string {
+function composeMessage(message: MessageSpec, tracking?: TrackingOptions, feedback?: Record<string, string>): string {
   const composer = new MailComposer({
     from: { name: message.from.name ?? '', address: message.from.email },
     to: { name: message.to.name ?? '', address: message.to.email },
@@ -106,7 +126,7 @@ function composeMessage(message: MessageSpec, tracking?: TrackingOptions): strin
     date: message.date ?? new Date(),
     html: tracking ? applyTracking(message.html, tracking) : message.html,
     text: plainTextOf(message.html).replace(/\n/g, '\r\n'),
-    headers: customHeaders(message.headers),
+    headers: customHeaders(message.headers, feedback),
     attachments: (message.attachments ?? []).map((attachment) => ({
       filename: attachment.filename,
       contentType: attachment.contentType,
@@ -154,7 +174,7 @@ export class PrivateKeyCache {
  * compose thread can hand them over without a copy.
  */
 export function buildMessage(job: MessageJob, keys = new PrivateKeyCache()): Buffer {
-  const text = composeMessage(job.message, job.tracking && trackingOptions(job.tracking))
+  const text = composeMessage(job.message, job.tracking && trackingOptions(job.tracking), job.feedbackHeaders)
   return signedBytes(text, job.dkim, keys)
 }
 

@@ -5,6 +5,7 @@ import type { MessageJob } from '../../mail/outbound/compose.js'
 import type { ComposeJob } from '../../mail/outbound/compose-job.js'
 import type { ContactRender } from '../../mail/outbound/contact-render.js'
 import { ComposeError, type ComposePool } from '../../mail/outbound/dkim-pool.js'
+import { type ComplaintLoop, feedbackHeaders } from '../../mail/outbound/feedback-headers.js'
 import { type Transport, TransportError } from '../../mail/transports/index.js'
 import type { LeaseKeeper } from './leases.js'
 import type { PriorityGate } from './priority-gate.js'
@@ -97,6 +98,7 @@ function toOutgoing(
   key: DkimSigningKey | undefined,
   tracking: TrackingLinks | undefined,
   render: ContactRender | undefined,
+  loop: ComplaintLoop | undefined,
 ): Outgoing {
   const domain = domainOf(email.fromEmail)
   // Signed for the From header's domain, which is what receivers judge (DMARC), whatever the envelope says.
@@ -110,8 +112,14 @@ function toOutgoing(
       envelopeFrom: submitted.mailFrom,
     }
   }
+  // Bulk: campaign mail (its List-Unsubscribe is rendered on the compose thread) or mail stored with one.
+  const bulk = email.sourceType === 'CAMPAIGN' || 'List-Unsubscribe' in email.headers
+  const feedback = feedbackHeaders({ ...email, emailId: email.id, bulk }, loop, key !== undefined)
   return {
-    job: toComposeJob(email, prepared.attachments.get(email.id) ?? [], dkim, tracked, render),
+    job: {
+      ...toComposeJob(email, prepared.attachments.get(email.id) ?? [], dkim, tracked, render),
+      feedbackHeaders: feedback,
+    },
     envelopeFrom: email.fromEmail,
   }
 }
@@ -174,6 +182,8 @@ export type DeliveryParts = {
   signingKey: ResolveDkimKey
   leases: LeaseKeeper
   tracking: TrackingLinks | undefined
+  /** Set while complaint reports to `fbl@` a sending domain reach the inbound receiver: bulk mail then carries CFBL. */
+  complaintLoop?: ComplaintLoop | undefined
   retryPolicy: RetryPolicy
   /** The outbox was killed (a crash test): nothing more is sent or recorded. */
   isKilled: () => boolean
@@ -195,7 +205,7 @@ export function createDelivery(parts: DeliveryParts) {
       if (personal && 'error' in personal) throw new ComposeError(personal.error)
       const key = await parts.signingKey(email.projectId, domainOf(email.fromEmail))
       const urgent = email.priority < bulkPriority
-      const { job, envelopeFrom } = toOutgoing(email, claim, key, parts.tracking, personal?.render)
+      const { job, envelopeFrom } = toOutgoing(email, claim, key, parts.tracking, personal?.render, parts.complaintLoop)
       const { raw, subject } = await composeGate.run(urgent, () => parts.composePool.compose(job))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (leases.isLost(email)) return

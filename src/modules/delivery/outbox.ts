@@ -7,6 +7,7 @@ import { wakeEventDispatcher } from '../../events/wake.js'
 import { createWakeSignal } from '../../jobs/wake-signal.js'
 import type { Logger } from '../../logger.js'
 import { type ComposePool, startComposePool } from '../../mail/outbound/dkim-pool.js'
+import type { ComplaintLoop } from '../../mail/outbound/feedback-headers.js'
 import type { Transport } from '../../mail/transports/index.js'
 import type { Metrics } from '../metrics/registry.js'
 import { runClaimLoop } from './claim-loop.js'
@@ -67,6 +68,8 @@ export type OutboxOptions = {
   retry?: Partial<RetryPolicy>
   /** Where open and click tracking links point and the key that signs them; tracked emails go out untracked without it. */
   tracking?: TrackingLinks
+  /** Bulk mail carries the RFC 9477 complaint headers while reports can reach the inbound receiver. */
+  complaintLoop?: ComplaintLoop
 }
 
 export type Outbox = {
@@ -127,6 +130,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     signingKey: cachedSigningKeys(options.resolveDkimKey),
     leases,
     tracking: options.tracking,
+    complaintLoop: options.complaintLoop,
     retryPolicy: { ...defaultRetryPolicy, ...options.retry },
     isKilled,
   })

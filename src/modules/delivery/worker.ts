@@ -18,6 +18,8 @@ export function startDeliveryWorker(ctx: AppContext, options: DeliveryWorkerOpti
   }
   return startOutbox(ctx, {
     tracking: { publicUrl: ctx.config.publicUrl, secret: ctx.config.secret },
+    // Reports to `fbl@` a sending domain are taken by the built-in receiver; without it no one would read them.
+    ...(ctx.config.inboundSmtpPort === undefined ? {} : { complaintLoop: { secret: ctx.config.secret } }),
     soleWorker: isSoleWorker(ctx.config),
     composeThreads: ctx.config.composeThreads,
     leaseSeconds: ctx.config.crashRecovery.outboxLeaseSeconds,

@@ -12,9 +12,10 @@ import { type HitClient, type MachineReason, machineReasonOf } from './machine-h
 
 /**
  * What the email's history keeps as proof of a report: where it came from (`smtp`: our transport's reply,
- * `provider`: an SES report) and what it said (a reply code and text, a bounce subtype, a diagnostic...).
+ * `provider`: an SES report, `report`: a mailbox provider's ARF complaint report to our inbound receiver) and
+ * what it said (a reply code and text, a bounce subtype, a diagnostic...).
  */
-type FeedbackEvidence = { source: 'smtp' | 'provider' } & Record<string, string | undefined>
+type FeedbackEvidence = { source: 'smtp' | 'provider' | 'report' } & Record<string, string | undefined>
 
 /** Who hit a tracking link or pixel, for the email's history: `tracking` (ours) or `provider` (SES's tracking). */
 type HitOrigin = { source?: 'tracking' | 'provider'; userAgent?: string | null }

@@ -26,9 +26,9 @@ export async function startInboundReceiver(ctx: AppContext): Promise<InboundServ
         throw err
       }),
     onConnectionError: (err) => ctx.log.warn({ err }, 'inbound SMTP connection error'),
-    async onMessage(message) {
+    async onMessage(message, report) {
       try {
-        const outcome = await receiveInboundMessage(ctx, 'smtp', message)
+        const outcome = await receiveInboundMessage(ctx, 'smtp', message, report)
         ctx.log.info({ messageId: message.messageId, ...outcome }, 'inbound email received')
       } catch (err) {
         ctx.log.error({ err, messageId: message.messageId }, 'inbound email not stored; the sender will retry')

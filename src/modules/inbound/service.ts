@@ -4,10 +4,12 @@ import type { inboundSource } from '../../db/schema/index.js'
 import { publishEvents } from '../../events/bus.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
 import { domainOf } from '../../mail/address.js'
+import type { ComplaintReport } from '../../mail/inbound/complaint-report.js'
 import type { InboundMessage } from '../../mail/inbound/message.js'
 import { addUsage } from '../billing/usage.js'
 import { contactEmail } from '../contacts/schemas.js'
 import { upsertContact } from '../contacts/service.js'
+import { takeComplaintReport } from './complaints.js'
 import { claimInboundEmails, findVerifiedDomainOwners, isVerifiedDomain } from './sql.js'
 import { isValidUnsubscribeToken, unsubscribeByMail, unsubscribeTokenOfRecipient } from './unsubscribe.js'
 
@@ -20,6 +22,8 @@ export type InboundOutcome = {
   projectIds: string[]
   /** Unsubscribe mailboxes among the recipients. */
   unsubscribes: number
+  /** Emails an ARF complaint report to a sending domain's complaint mailbox marked COMPLAINED. */
+  complaints: number
 }
 
 /**
@@ -37,17 +41,21 @@ export async function acceptsInboundRecipient(ctx: AppContext, address: string):
  * Turns a received message into one `email.received` event per project owning a recipient's verified domain,
  * durably, before it resolves (the SMTP receiver answers 250 only then). Each project's event lists only its
  * own recipients, so no project learns who else (Bcc included) got the message. Mail to an unsubscribe
- * mailbox unsubscribes and is not an `email.received`.
+ * mailbox unsubscribes, and a complaint report taken at a complaint mailbox marks the email it reports
+ * (`complaints.ts`): neither is an `email.received`.
  */
 export async function receiveInboundMessage(
   ctx: AppContext,
   source: InboundSource,
   message: InboundMessage,
+  report?: ComplaintReport,
 ): Promise<InboundOutcome> {
+  const { mailboxes, complaints } = await takeComplaintReport(ctx, message, report)
   const domainRecipients: string[] = []
   let unsubscribes = 0
   for (const recipient of message.recipients) {
     const token = unsubscribeTokenOfRecipient(ctx, recipient)
+    if (mailboxes.has(recipient)) continue
     if (token === undefined) domainRecipients.push(recipient)
     else if (isValidUnsubscribeToken(ctx, token)) {
       await unsubscribeByMail(ctx, token)
@@ -55,7 +63,7 @@ export async function receiveInboundMessage(
     }
   }
   const recipientsByProject = await projectRecipients(ctx, domainRecipients)
-  if (recipientsByProject.size === 0) return { projectIds: [], unsubscribes }
+  if (recipientsByProject.size === 0) return { projectIds: [], unsubscribes, complaints }
 
   const author = authorOf(message)
   const projectIds = await ctx.db.transaction(async (tx) => {
@@ -81,7 +89,7 @@ export async function receiveInboundMessage(
     return [...claimed]
   })
   if (projectIds.length > 0) wakeEventDispatcher(ctx.pool)
-  return { projectIds, unsubscribes }
+  return { projectIds, unsubscribes, complaints }
 }
 
 /** Recipients grouped by the projects that verified their domain, in recipient order. */
