@@ -72,3 +72,40 @@ export function withSubscriptionUrls<T extends object>(
 export function subscriptionUrls(publicUrl: string, secret: string, subject: SubscriptionSubject): SubscriptionUrls {
   return withSubscriptionUrls({}, publicUrl, secret, subject)
 }
+
+/** Who a campaign's test email went to when that address is no contact of the project: there is no one to change. */
+export type PreviewSubject = { projectId: string; email: string }
+
+export function previewUrl(
+  publicUrl: string,
+  secret: string,
+  purpose: SubscriptionPurpose,
+  subject: PreviewSubject,
+): string {
+  const token = signLinkToken(secret, 'subscription-preview', [purpose, subject.projectId, subject.email])
+  return `${publicUrl.replace(/\/+$/, '')}/${purpose}/${token}`
+}
+
+/**
+ * The links of a test email to a member who is no contact: the same pages at the same paths as a recipient's,
+ * shown as a preview that changes nothing (there is no contact to change, and none is made).
+ */
+export function previewSubscriptionUrls(publicUrl: string, secret: string, subject: PreviewSubject): SubscriptionUrls {
+  return {
+    unsubscribeUrl: previewUrl(publicUrl, secret, 'unsubscribe', subject),
+    subscribeUrl: previewUrl(publicUrl, secret, 'subscribe', subject),
+    manageUrl: previewUrl(publicUrl, secret, 'manage', subject),
+  }
+}
+
+/** The test recipient a preview link of this purpose was minted for, or undefined for anything else. */
+export function readPreviewToken(
+  secret: string,
+  purpose: SubscriptionPurpose,
+  token: string,
+): PreviewSubject | undefined {
+  const parts = verifyLinkToken(secret, 'subscription-preview', token)
+  if (parts?.length !== 3 || parts[0] !== purpose) return undefined
+  const [, projectId, email] = parts
+  return projectId && email && uuidPattern.test(projectId) ? { projectId, email } : undefined
+}

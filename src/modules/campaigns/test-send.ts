@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { contactLinks, renderForContact } from '../../mail/outbound/contact-render.js'
 import { renderEmail } from '../../mail/outbound/render.js'
+import { previewSubscriptionUrls } from '../../mail/outbound/subscription-links.js'
 import { enqueueEmails, wakeOutbox } from '../delivery/service.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import { findCampaignRow } from './view.js'
@@ -39,7 +40,7 @@ async function findContact(db: Executor, projectId: string, email: string) {
  * `POST /campaigns/:id/test`: one copy of the campaign, subject prefixed with `[TEST]`, to a member of the
  * project only, so the route cannot mail strangers. Unlike Plunk, which sends the Liquid source as it is, the
  * body is rendered with the member's contact data (empty data when they have no contact), so the test shows
- * what recipients will see. It goes through the outbox like any email, but is no part of the campaign (no
+ * what recipients will see, and its unsubscribe, subscribe and manage links open the pages recipients reach. It goes through the outbox like any email, but is no part of the campaign (no
  * campaign id, so its counters ignore it, and no contact id, so it is no contact's email activity) and is
  * never tracked.
  */
@@ -54,7 +55,8 @@ export async function sendCampaignTest(
   await assertProjectMember(ctx.db, projectId, email)
   await assertSenderAllowed(ctx.db, ctx.config, projectId, campaign.from)
   const contact = await findContact(ctx.db, projectId, email)
-  // Without a contact there are no subscription links to render: the member is no contact of the project.
+  // The member's own contact gets its own working links: unsubscribing there unsubscribes that contact alone.
+  // A member who is no contact gets preview links to the same pages, which change nothing and make no contact.
   const rendered = contact
     ? await renderForContact({
         subject: campaign.subject,
@@ -63,7 +65,11 @@ export async function sendCampaignTest(
         links: contactLinks(ctx.config, { projectId, contactId: contact.id }),
         listUnsubscribe: false,
       })
-    : await renderEmail(campaign, { email, data: {} })
+    : await renderEmail(campaign, {
+        email,
+        data: {},
+        ...previewSubscriptionUrls(ctx.config.publicUrl, ctx.config.secret, { projectId, email }),
+      })
   await ctx.db.transaction(async (tx) => {
     const [emailId] = await enqueueEmails(tx, projectId, [
       {

@@ -7,6 +7,8 @@ export type ContactPage = {
   /** Shown as the sender: the project's name. */
   projectName: string
   email: string
+  /** Shown above everything: the page is a preview reached from a test email. */
+  notice?: string
 }
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
@@ -28,13 +30,14 @@ const style = `
     background:#18181b;color:#fff;cursor:pointer}
   button:focus-visible{outline:3px solid #2563eb;outline-offset:2px}
   .email{font-weight:600;word-break:break-all}
+  .notice{padding:.75rem 1rem;border-radius:.5rem;background:#fef9c3;color:#713f12}
   @media (prefers-color-scheme:dark){body{background:#18181b;color:#f4f4f5}main{background:#27272a}
     button{background:#f4f4f5;color:#18181b}}
 `
 
-type Layout = { title: string; heading: string; body: string }
+type Layout = { title: string; heading: string; body: string; notice?: string | undefined }
 
-function layout({ title, heading, body }: Layout): string {
+function layout({ title, heading, body, notice }: Layout): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -46,7 +49,7 @@ function layout({ title, heading, body }: Layout): string {
 </head>
 <body>
 <main>
-<h1>${escapeHtml(heading)}</h1>
+${notice ? `<p class="notice" role="note">${escapeHtml(notice)}</p>\n` : ''}<h1>${escapeHtml(heading)}</h1>
 ${body}
 </main>
 </body>
@@ -69,6 +72,7 @@ function emailLine(text: string, email: string, after = ''): string {
 /** GET of an unsubscribe link: asks for confirmation, which POSTs to `actionUrl`. */
 export function unsubscribePage(options: ContactPage & { actionUrl: string }): string {
   return layout({
+    notice: options.notice,
     title: `Unsubscribe from ${options.projectName}`,
     heading: 'Unsubscribe?',
     body: [
@@ -81,6 +85,7 @@ export function unsubscribePage(options: ContactPage & { actionUrl: string }): s
 /** After unsubscribing; offers to undo it when `resubscribeUrl` (the subscribe link) is given. */
 export function unsubscribedPage(options: ContactPage & { resubscribeUrl?: string }): string {
   return layout({
+    notice: options.notice,
     title: `Unsubscribed from ${options.projectName}`,
     heading: 'You have been unsubscribed',
     body: [
@@ -95,6 +100,7 @@ export function unsubscribedPage(options: ContactPage & { resubscribeUrl?: strin
 /** GET of a subscribe link: asks for confirmation, which POSTs to `actionUrl`. */
 export function subscribePage(options: ContactPage & { actionUrl: string }): string {
   return layout({
+    notice: options.notice,
     title: `Subscribe to ${options.projectName}`,
     heading: 'Subscribe again?',
     body: [
@@ -106,6 +112,7 @@ export function subscribePage(options: ContactPage & { actionUrl: string }): str
 
 export function resubscribedPage(options: ContactPage): string {
   return layout({
+    notice: options.notice,
     title: `Subscribed to ${options.projectName}`,
     heading: 'You are subscribed again',
     body: emailLine(`${options.projectName} will send emails to`, options.email, ' again.'),
@@ -121,6 +128,7 @@ export function managePage(options: ContactPage & { subscribed: boolean; actionU
     ? `You are subscribed to emails from ${options.projectName}.`
     : `You are not subscribed to emails from ${options.projectName}.`
   return layout({
+    notice: options.notice,
     title: `Email preferences for ${options.projectName}`,
     heading: 'Email preferences',
     body: [

@@ -12,7 +12,8 @@ import {
   unsubscribedPage,
   unsubscribePage,
 } from './pages.js'
-import { findLinkedContact, type LinkedContact, setSubscriptionFromLink } from './service.js'
+import { previewPage } from './preview-pages.js'
+import { findLinkedContact, findPreviewRecipient, type LinkedContact, setSubscriptionFromLink } from './service.js'
 
 const tokenParams = z.object({ token: z.string().min(1).max(512) })
 const form = z.object({ subscribed: z.enum(['true', 'false']).optional() }).nullish()
@@ -66,9 +67,11 @@ export async function registerSubscriptionRoutes(app: App, ctx: AppContext): Pro
     for (const purpose of ['unsubscribe', 'subscribe', 'manage'] as const) {
       const respond = async (token: string, post: Form | null) => {
         const contact = await findLinkedContact(ctx.db, ctx.config.secret, purpose, token)
-        return contact
-          ? { status: 200, body: await pages[purpose](contact, post) }
-          : { status: 404, body: invalidLinkPage() }
+        if (contact) return { status: 200, body: await pages[purpose](contact, post) }
+        // The links of a campaign's test email to a member who is no contact: the same pages, changing nothing.
+        const preview = await findPreviewRecipient(ctx.db, ctx.config.secret, purpose, token)
+        if (preview) return { status: 200, body: previewPage(ctx.config, purpose, preview, post) }
+        return { status: 404, body: invalidLinkPage() }
       }
       scope.get(
         `/${purpose}/:token`,

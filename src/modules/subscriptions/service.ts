@@ -2,7 +2,11 @@ import { and, eq, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
 import { contacts, projects } from '../../db/schema/index.js'
 import { contactIdOfMailbox } from '../../mail/outbound/list-unsubscribe.js'
-import { readSubscriptionToken, type SubscriptionPurpose } from '../../mail/outbound/subscription-links.js'
+import {
+  readPreviewToken,
+  readSubscriptionToken,
+  type SubscriptionPurpose,
+} from '../../mail/outbound/subscription-links.js'
 import { countCampaignUnsubscribe } from '../campaigns/stats.js'
 import { setContactSubscription } from '../contacts/service.js'
 import { insertCampaignUnsubscribe } from '../email-history/entries.js'
@@ -31,6 +35,19 @@ export async function findLinkedContact(
     and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)),
   )
   return contact && { ...contact, campaignId: subject.campaignId ?? null }
+}
+
+/** A campaign test's recipient behind a preview link, with the project's name; undefined for anything else. */
+export async function findPreviewRecipient(
+  db: Database,
+  secret: string,
+  purpose: SubscriptionPurpose,
+  token: string,
+): Promise<{ projectId: string; projectName: string; email: string } | undefined> {
+  const subject = readPreviewToken(secret, purpose, token)
+  if (!subject) return undefined
+  const [project] = await db.select({ name: projects.name }).from(projects).where(eq(projects.id, subject.projectId))
+  return project && { ...subject, projectName: project.name }
 }
 
 /** The contact behind an unsubscribe mailbox; its signed token names the contact alone, which names the project. */
