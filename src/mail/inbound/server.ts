@@ -15,7 +15,7 @@ import { mailauthResolver } from './mailauth-resolver.js'
 import { bodyOf, type InboundMessage } from './message.js'
 import { authenticateMessage } from './verdicts.js'
 
-export type { ComplaintReport, InboundMessage }
+export type { InboundMessage }
 
 export type InboundServerOptions = {
   host: string
