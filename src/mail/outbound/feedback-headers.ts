@@ -31,7 +31,7 @@ export type ComplaintLoop = { secret: string }
  * template the email came from (empty for content sent inline), its source type and its project, so a
  * complaint rate can be traced to the stream that caused it. None of the fields names a recipient.
  */
-export function feedbackId(source: FeedbackSource): string {
+function feedbackId(source: FeedbackSource): string {
   const stream = source.campaignId ?? source.workflowId ?? source.templateId ?? ''
   return `${stream}:${source.sourceType.toLowerCase()}:${source.projectId}:${senderId}`
 }
