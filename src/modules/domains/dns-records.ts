@@ -1,18 +1,20 @@
 import type { Config } from '../../config.js'
+import { envelopeDomainOf } from './audit/return-path.js'
+import { spfMechanismOf } from './audit/sender.js'
 import type { DnsRecordPurpose, DnsRecordView } from './schemas.js'
 
 export type DnsRecordSpec = Omit<DnsRecordView, 'status'>
 
 export type DomainKeys = { domain: string; dkimSelector: string; dkimPublicKey: string }
 
-/** The subdomain SES uses as MAIL FROM, so bounces return through SES and SPF aligns with the sender domain. */
-const sesMailFromLabel = 'mail'
+/** What the records depend on besides the keys: the custom MAIL FROM domain, once set. */
+export type RecordTarget = DomainKeys & { returnPathDomain: string | null }
 
-function dkimRecordName(domain: string, selector: string): string {
+export function dkimRecordName(domain: string, selector: string): string {
   return `${selector}._domainkey.${domain}`
 }
 
-function dkimRecordValue(publicKey: string): string {
+export function dkimRecordValue(publicKey: string): string {
   return `v=DKIM1; k=rsa; p=${publicKey}`
 }
 
@@ -22,10 +24,13 @@ function dkimRecordValue(publicKey: string): string {
  * records and DMARC improve delivery but prove nothing about the project.
  */
 export function buildDnsRecords(
-  config: Pick<Config, 'mailTransport' | 'sesRegion'>,
-  keys: DomainKeys,
+  config: Pick<Config, 'mailTransport' | 'sesRegion' | 'smtpUrl'>,
+  keys: RecordTarget,
 ): DnsRecordSpec[] {
   const { domain } = keys
+  // SPF is judged at the envelope (MAIL FROM) domain: the return-path domain once set, else the domain itself
+  // (or, with SES, the MAIL FROM subdomain it is asked to use).
+  const envelopeDomain = envelopeDomainOf(config.mailTransport, domain, keys.returnPathDomain)
   const dkim: DnsRecordSpec = {
     type: 'TXT',
     name: dkimRecordName(domain, keys.dkimSelector),
@@ -41,13 +46,18 @@ export function buildDnsRecords(
     required: false,
   }
   if (config.mailTransport === 'ses') {
-    const mailFrom = `${sesMailFromLabel}.${domain}`
     return [
       dkim,
-      { type: 'TXT', name: mailFrom, value: 'v=spf1 include:amazonses.com ~all', purpose: 'SPF', required: false },
+      {
+        type: 'TXT',
+        name: envelopeDomain,
+        value: 'v=spf1 include:amazonses.com ~all',
+        purpose: 'SPF',
+        required: false,
+      },
       {
         type: 'MX',
-        name: mailFrom,
+        name: envelopeDomain,
         value: `feedback-smtp.${config.sesRegion}.amazonses.com`,
         priority: 10,
         purpose: 'MAIL_FROM',
@@ -56,8 +66,9 @@ export function buildDnsRecords(
       dmarc,
     ]
   }
-  // With an SMTP relay we cannot know which hosts send for it; the owner adapts this to the relay's advice.
-  return [dkim, { type: 'TXT', name: domain, value: 'v=spf1 a mx ~all', purpose: 'SPF', required: false }, dmarc]
+  // The relay by its address or name (a provider may advise an include instead); capture sends nothing.
+  const spf = `v=spf1 ${spfMechanismOf(config) ?? 'a mx'} ~all`
+  return [dkim, { type: 'TXT', name: envelopeDomain, value: spf, purpose: 'SPF', required: false }, dmarc]
 }
 
 export function requiredPurposes(records: readonly DnsRecordSpec[]): DnsRecordPurpose[] {

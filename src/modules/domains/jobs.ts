@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineJob } from '../../jobs/define.js'
-import { createResolver } from '../../mail/dns.js'
-import { verifyPendingDomains } from './service.js'
+import { createAuditDeps } from './audit/deps.js'
+import { verifyPendingDomains } from './check.js'
 
 export const verifyPendingDomainsJob = defineJob({
   name: 'domains-verify-pending',
@@ -10,7 +10,7 @@ export const verifyPendingDomainsJob = defineJob({
   cron: '*/5 * * * *',
   queue: { policy: 'singleton' },
   async handle(ctx) {
-    const result = await verifyPendingDomains(ctx.db, ctx.config, createResolver(ctx.config, { cacheTtlMs: 0 }))
+    const result = await verifyPendingDomains(ctx.db, ctx.config, createAuditDeps(ctx.config))
     if (result.verified > 0) ctx.log.info(result, 'pending domains verified')
   },
 })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { normalizeDomain } from '../../mail/address.js'
+import { auditView } from './audit/schemas.js'
 
 const hostname = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
 
@@ -16,6 +17,10 @@ export const domainCreate = z.object({
   projectId: z.uuid().optional(),
 })
 export type DomainCreate = z.infer<typeof domainCreate>
+
+/** `null` stops using a custom return path. Whether it is a subdomain of the domain is the service's rule. */
+export const returnPathUpdate = z.object({ domain: domainName.nullable() })
+export type ReturnPathUpdate = z.infer<typeof returnPathUpdate>
 
 export const domainIdParams = z.object({ id: z.uuid() })
 /** Plunk's clients ask for `current`: the project of the key, or of the session's X-Project-Id. */
@@ -47,6 +52,10 @@ export const domainView = z.object({
   verified: z.boolean(),
   dkimSelector: z.string(),
   records: z.array(dnsRecordView),
+  /** The custom MAIL FROM domain; `verified` once its MX and SPF records check out, and then used. */
+  returnPath: z.object({ domain: z.string(), verified: z.boolean(), verifiedAt: z.date().nullable() }).nullable(),
+  /** The latest audit (GET /domains/:id/audit runs one); null before the first check. */
+  audit: auditView.nullable(),
   lastCheckedAt: z.date().nullable(),
   verifiedAt: z.date().nullable(),
   createdAt: z.date(),

@@ -6,34 +6,9 @@ import type { Database, Executor } from '../../db/client.js'
 import { domains } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { domainOf } from '../../mail/address.js'
-import type { DnsResolver } from '../../mail/dns.js'
 import { decryptPrivateKey, encryptPrivateKey, generateDkimKeyPair } from '../../mail/outbound/dkim-keys.js'
-import { buildDnsRecords, requiredPurposes } from './dns-records.js'
 import type { DomainCreate, DomainView } from './schemas.js'
-import { checkDomainRecords, type DomainCheck } from './verification.js'
-
-type DomainRow = typeof domains.$inferSelect
-type RecordConfig = Pick<Config, 'mailTransport' | 'sesRegion'>
-
-function toDomainView(config: RecordConfig, row: DomainRow): DomainView {
-  const records = buildDnsRecords(config, row).map((record) => ({
-    ...record,
-    status: row.recordStatus[record.purpose] ?? ('pending' as const),
-  }))
-  return {
-    id: row.id,
-    projectId: row.projectId,
-    domain: row.domain,
-    status: row.status,
-    verified: row.status === 'VERIFIED',
-    dkimSelector: row.dkimSelector,
-    records,
-    lastCheckedAt: row.lastCheckedAt,
-    verifiedAt: row.verifiedAt,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  }
-}
+import { type DomainRow, toDomainView } from './view.js'
 
 /** Binds a sealed key to its project and domain, so it cannot be moved to another row. */
 function keyContext(projectId: string, domain: string): string {
@@ -69,80 +44,13 @@ export async function listDomains(db: Executor, config: Config, projectId: strin
   return rows.map((row) => toDomainView(config, row))
 }
 
-async function getDomainRow(db: Executor, projectId: string, domainId: string): Promise<DomainRow> {
+export async function getDomainRow(db: Executor, projectId: string, domainId: string): Promise<DomainRow> {
   const [row] = await db
     .select()
     .from(domains)
     .where(and(eq(domains.id, domainId), eq(domains.projectId, projectId)))
   if (!row) throw notFound('Domain')
   return row
-}
-
-/**
- * Records the outcome of a check. A failed lookup leaves the previous answer in place, so a DNS outage
- * neither verifies a domain nor takes a verified one away; a definitive "record missing" does.
- */
-async function saveCheck(db: Executor, config: RecordConfig, row: DomainRow, check: DomainCheck): Promise<DomainRow> {
-  const recordStatus = { ...row.recordStatus }
-  for (const [purpose, result] of Object.entries(check)) {
-    if (result !== 'unknown') recordStatus[purpose] = result
-  }
-  const required = requiredPurposes(buildDnsRecords(config, row))
-  const decided = required.every((purpose) => check[purpose] !== 'unknown')
-  const verified = required.every((purpose) => recordStatus[purpose] === 'verified')
-  const status = decided ? (verified ? 'VERIFIED' : 'PENDING') : row.status
-  const now = new Date()
-  const [updated] = await db
-    .update(domains)
-    .set({
-      recordStatus,
-      status,
-      lastCheckedAt: now,
-      verifiedAt: status === 'PENDING' ? null : row.status === 'VERIFIED' ? row.verifiedAt : now,
-    })
-    .where(and(eq(domains.id, row.id), eq(domains.projectId, row.projectId)))
-    .returning()
-  return updated ?? row
-}
-
-async function checkDomain(db: Executor, config: Config, resolver: DnsResolver, row: DomainRow): Promise<DomainRow> {
-  const check = await checkDomainRecords(resolver, buildDnsRecords(config, row))
-  return saveCheck(db, config, row, check)
-}
-
-export async function verifyDomain(
-  db: Executor,
-  config: Config,
-  resolver: DnsResolver,
-  projectId: string,
-  domainId: string,
-): Promise<DomainView> {
-  const row = await getDomainRow(db, projectId, domainId)
-  return toDomainView(config, await checkDomain(db, config, resolver, row))
-}
-
-const recheckBatchSize = 500
-const recheckConcurrency = 8
-
-/** The background check: every pending domain, least recently checked first. */
-export async function verifyPendingDomains(
-  db: Executor,
-  config: Config,
-  resolver: DnsResolver,
-): Promise<{ checked: number; verified: number }> {
-  const pending = await db
-    .select()
-    .from(domains)
-    .where(eq(domains.status, 'PENDING'))
-    .orderBy(sql`${domains.lastCheckedAt} ASC NULLS FIRST`)
-    .limit(recheckBatchSize)
-  let verified = 0
-  for (let start = 0; start < pending.length; start += recheckConcurrency) {
-    const batch = pending.slice(start, start + recheckConcurrency)
-    const results = await Promise.all(batch.map((row) => checkDomain(db, config, resolver, row)))
-    verified += results.filter((row) => row.status === 'VERIFIED').length
-  }
-  return { checked: pending.length, verified }
 }
 
 /** Templates, and campaigns not yet sent (or sending), whose sender address is on the domain. */
@@ -241,9 +149,21 @@ export function senderRule(
   return { id: row.id, domain: row.domain, verified }
 }
 
-export type SigningKey = { domain: string; selector: string; privateKeyPem: string }
+export type SigningKey = {
+  domain: string
+  selector: string
+  privateKeyPem: string
+  /** The verified return-path domain, for the SMTP envelope sender (MAIL FROM); absent when there is none. */
+  returnPathDomain?: string
+}
 
-type SigningKeyRow = { project_id: string; domain: string; selector: string; sealed: string }
+type SigningKeyRow = {
+  project_id: string
+  domain: string
+  selector: string
+  sealed: string
+  return_path: string | null
+}
 
 /**
  * The DKIM key to sign mail from `domain` (an address or a bare domain); undefined when not registered.
@@ -258,7 +178,8 @@ export async function getSigningKey(
   domain: string,
 ): Promise<SigningKey | undefined> {
   const result = await db.execute<SigningKeyRow>(sql`
-    SELECT d.project_id, d.domain, d.dkim_selector AS selector, d.dkim_private_key_sealed AS sealed
+    SELECT d.project_id, d.domain, d.dkim_selector AS selector, d.dkim_private_key_sealed AS sealed,
+      CASE WHEN d.return_path_verified_at IS NOT NULL THEN d.return_path_domain END AS return_path
     FROM domains d JOIN projects p ON p.id = ${projectId}
     WHERE d.domain = ${domainOf(domain)} AND (d.project_id = p.id OR (p.system AND d.status = 'VERIFIED'))
     -- The most recently verified key is the likeliest to be still published.
@@ -270,5 +191,6 @@ export async function getSigningKey(
     domain: row.domain,
     selector: row.selector,
     privateKeyPem: decryptPrivateKey(config.secret, row.sealed, keyContext(row.project_id, row.domain)),
+    ...(row.return_path ? { returnPathDomain: row.return_path } : {}),
   }
 }

@@ -18,7 +18,7 @@ function parseTagList(value: string): Map<string, string> {
   return tags
 }
 
-function dkimRecordMatches(txt: string, expected: string): boolean {
+export function dkimRecordMatches(txt: string, expected: string): boolean {
   const found = parseTagList(txt)
   const wanted = parseTagList(expected)
   const version = found.get('v')
