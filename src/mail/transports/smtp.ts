@@ -22,6 +22,13 @@ function classifySmtpError(err: unknown): TransportError {
   return new TransportError(message, false, code)
 }
 
+/** `news@example.com` with return path `bounce.example.com` → `news@bounce.example.com`: bounces go there. */
+function envelopeSender(message: Pick<OutgoingMessage, 'envelope' | 'returnPathDomain'>): string {
+  const { from } = message.envelope
+  const at = from.lastIndexOf('@')
+  return message.returnPathDomain && at > 0 ? `${from.slice(0, at)}@${message.returnPathDomain}` : from
+}
+
 /**
  * The message as the pool reads it (envelope, Message-ID, a stream of the bytes). Handing the finished
  * bytes straight to the pool skips nodemailer's Mailer, which would parse them into a MIME tree again and
@@ -32,7 +39,7 @@ function poolMessage(message: OutgoingMessage) {
   return {
     data: {},
     message: {
-      getEnvelope: () => ({ from: message.envelope.from, to: [...message.envelope.to] }),
+      getEnvelope: () => ({ from: envelopeSender(message), to: [...message.envelope.to] }),
       messageId: () => messageId,
       getHeader: (name: string) => (name.toLowerCase() === 'message-id' ? messageId : undefined),
       createReadStream: () => Readable.from([message.raw]),

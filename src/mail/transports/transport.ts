@@ -7,6 +7,11 @@ export type OutgoingMessage = {
   /** Our Message-ID, without angle brackets. */
   messageId: string
   envelope: { from: string; to: string[] }
+  /**
+   * The sender domain's verified return-path (MAIL FROM) domain. SMTP sends with it as the envelope sender's
+   * domain; SES ignores it, having been told the domain as its identity's MAIL FROM (mail/aws/ses-mail-from.ts).
+   */
+  returnPathDomain?: string
   subject: string
   raw: Buffer
 }

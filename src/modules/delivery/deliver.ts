@@ -216,6 +216,7 @@ export function createDelivery(parts: DeliveryParts) {
           campaignId: email.campaignId,
           messageId: email.messageId,
           envelope: { from: envelopeFrom, to: [email.toEmail] },
+          ...(key?.returnPathDomain ? { returnPathDomain: key.returnPathDomain } : {}),
           subject,
           raw,
         }),

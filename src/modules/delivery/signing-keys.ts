@@ -1,4 +1,5 @@
-export type DkimSigningKey = { selector: string; privateKeyPem: string }
+/** `returnPathDomain`: the domain's verified MAIL FROM domain, for the transport's envelope sender. */
+export type DkimSigningKey = { selector: string; privateKeyPem: string; returnPathDomain?: string }
 
 /** Finds the key to sign a sender domain's mail with; undefined sends the email unsigned. */
 export type ResolveDkimKey = (projectId: string, domain: string) => Promise<DkimSigningKey | undefined>
