@@ -99,6 +99,7 @@ const bodies: Record<string, Record<string, unknown>> = {
   'POST /subscribe/:token': { subscribed: 'true' },
   'POST /manage/:token': { subscribed: 'true' },
   'POST /domains': { domain: 'example.com', projectId: someId },
+  'PUT /domains/:id/return-path': { domain: 'bounce.example.com' },
   'POST /v1/verify': { email: 'a@example.com' },
   'POST /mcp': {
     jsonrpc: '2.0',

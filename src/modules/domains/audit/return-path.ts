@@ -6,7 +6,7 @@ import type { Finding } from './schemas.js'
 type Transport = Config['mailTransport']
 
 /** SES's own documentation and the records Mailroom has always listed use `mail.`; elsewhere `bounce.` says what it is. */
-export function suggestedReturnPath(transport: Transport, domain: string): string {
+function suggestedReturnPath(transport: Transport, domain: string): string {
   return `${transport === 'ses' ? 'mail' : 'bounce'}.${domain}`
 }
 

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import type { StoredAudit } from '../../../db/schema/index.js'
 
-export const findingSeverity = z.enum(['error', 'warning', 'info', 'ok'])
+const findingSeverity = z.enum(['error', 'warning', 'info', 'ok'])
 export type FindingSeverity = z.infer<typeof findingSeverity>
 
 /** A DNS record as the owner publishes it: `priority` only for MX. */
-export const findingRecord = z.object({
+const findingRecord = z.object({
   type: z.enum(['TXT', 'MX']),
   name: z.string(),
   value: z.string(),
@@ -13,7 +13,7 @@ export const findingRecord = z.object({
 })
 export type FindingRecord = z.infer<typeof findingRecord>
 
-export const finding = z.object({
+const finding = z.object({
   /** Stable, e.g. `spf_too_many_lookups`; the dashboard and the pre-send check key on it. */
   code: z.string(),
   severity: findingSeverity,

@@ -4,7 +4,7 @@ import type { DnsResolver } from '../../../mail/dns.js'
 import { finding } from './codes.js'
 import type { Finding } from './schemas.js'
 
-export type HttpsAnswer = { reached: true; status: number } | { reached: false; error: string }
+type HttpsAnswer = { reached: true; status: number } | { reached: false; error: string }
 export type HttpsProbe = (url: URL) => Promise<HttpsAnswer>
 
 export type HttpsProbeOptions = {
