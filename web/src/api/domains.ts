@@ -21,3 +21,6 @@ export const addDomain = (projectId: string, domain: string) =>
 export const verifyDomain = (projectId: string, id: string) => api<Domain>(`/domains/${id}/verify`, { projectId })
 export const deleteDomain = (projectId: string, id: string) =>
   api<void>(`/domains/${id}`, { method: 'DELETE', projectId })
+/** Sets the domain's return-path (MAIL FROM) domain, or removes it with null; it is used once a check verifies it. */
+export const setReturnPath = (projectId: string, id: string, domain: string | null) =>
+  api<Domain>(`/domains/${id}/return-path`, { method: 'PUT', body: { domain }, projectId })

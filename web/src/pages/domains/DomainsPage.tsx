@@ -7,6 +7,8 @@ import { useProject } from '../../api/project-context'
 import type { DnsRecord, Domain } from '../../api/types'
 import { CopyValue } from '../../components/copy'
 import { EmptyState, ErrorAlert, PageHeader, QueryState } from '../../components/states'
+import { DomainAudit } from './DomainAudit'
+import { ReturnPathForm } from './ReturnPathForm'
 
 export function DomainsPage() {
   const { project } = useProject()
@@ -156,6 +158,10 @@ export function DomainCard({ domain }: { domain: Domain }) {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      <Stack gap="lg" mt="md">
+        <DomainAudit domain={domain} />
+        <ReturnPathForm domain={domain} />
+      </Stack>
     </Paper>
   )
 }
