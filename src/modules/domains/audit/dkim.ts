@@ -24,6 +24,6 @@ export async function auditDkim(resolver: DnsResolver, keys: DomainKeys): Promis
     const reason = `The DKIM record at ${name} holds a different key from the one Mailroom signs with, so every signature fails at receivers. Replace it with the record below.`
     return finding('dkim_key_mismatch', reason, record)
   }
-  const reason = `There is no DKIM key at ${name}. Receivers cannot verify Mailroom's signature, so DMARC can only pass through SPF, and the domain stays unverified.`
+  const reason = `There is no DKIM key at ${name}. Receivers cannot verify Mailroom's signature, so DMARC can only pass through SPF.`
   return finding('dkim_missing', reason, record)
 }
