@@ -251,7 +251,7 @@ describe('billing caps: campaigns', () => {
     const response = await callAs(server, account)('POST', '/campaigns', {
       name: 'News',
       subject: 'News',
-      body: '<p>News</p>',
+      body: '<p>News</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
       from,
       audienceType: 'ALL',
     })

@@ -14,11 +14,12 @@ export type CampaignJson = Omit<CampaignView, 'scheduledFor' | 'sentAt' | 'creat
   updatedAt: string
 }
 
+/** A campaign to create; its body carries the unsubscribe link the pre-send check requires of a send. */
 export function campaignBody(from: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: 'Spring launch',
     subject: 'Hello {{ firstName ?? "friend" }}',
-    body: '<p>Hi {{ firstName }}</p>',
+    body: '<p>Hi {{ firstName }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
     from,
     audienceType: 'ALL',
     ...overrides,

@@ -93,7 +93,7 @@ describe('campaigns: accepts', () => {
         name: 'Spring launch',
         description: 'Q2',
         subject: 'Hello {{ firstName ?? "friend" }}',
-        body: '<p>Hi {{ firstName }}</p>',
+        body: '<p>Hi {{ firstName }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
         from,
         fromName: 'Shop',
         replyTo: 'help@example.com',

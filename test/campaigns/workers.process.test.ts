@@ -41,7 +41,7 @@ describe('a scheduled campaign with several worker processes', () => {
         projectId: account.project.id,
         name: 'Scheduled',
         subject: 'Number {{ data.n }}',
-        body: '<p>You are number {{ data.n }}</p>',
+        body: '<p>You are number {{ data.n }}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
         from: 'news@workers.mailroom.test',
         audienceType: 'ALL',
       })

@@ -45,7 +45,13 @@ async function created(method: 'POST', path: string, body: object): Promise<stri
 }
 
 const newCampaign = () =>
-  created('POST', '/campaigns', { name: 'Launch', subject: 'Hi', body: '<p>Hi</p>', from, audienceType: 'ALL' })
+  created('POST', '/campaigns', {
+    name: 'Launch',
+    subject: 'Hi',
+    body: '<p>Hi</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+    from,
+    audienceType: 'ALL',
+  })
 const newTemplate = () => created('POST', '/templates', { name: 'Welcome', subject: 'Hi', body: '<p>Hi</p>', from })
 const newSegment = () =>
   created('POST', '/segments', {

@@ -93,7 +93,7 @@ suite(chromiumPath ? 'activity in chromium' : 'activity in chromium (skipped: no
       {
         name: 'Spring news',
         subject: 'Spring is here',
-        body: '<p>News</p>',
+        body: '<p>News</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
         from: 'news@sentences.example',
         audienceType: 'ALL',
       },

@@ -197,7 +197,7 @@ suite(name, { timeout: 240_000 }, () => {
     const campaign = await callApi<{ data: { id: string } }>(env.server.url, key, 'POST', '/campaigns', {
       name: 'Autumn news',
       subject: 'Autumn is here',
-      body: '<p>News</p>',
+      body: '<p>News</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
       from,
       audienceType: 'ALL',
     })

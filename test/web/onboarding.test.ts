@@ -260,7 +260,7 @@ suite(name, { timeout }, () => {
     const campaign = await callApi<{ data: { id: string } }>(server.url, project.secret, 'POST', '/campaigns', {
       name: 'Launch',
       subject: 'We launched',
-      body: '<p>News</p>',
+      body: '<p>News</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
       from: 'news@newsroom.example',
       audienceType: 'ALL',
     })

@@ -20,6 +20,8 @@ import {
  */
 const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
 const chromiumPath = findChromium()
+/** Campaigns are sent only with a visible unsubscribe link (the pre-send check). */
+const unsubscribeLink = '<a href="{{ unsubscribeUrl }}">Unsubscribe</a>'
 
 describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots', () => {
   // The web tier's shared server and chromium (test/web/global-setup.ts).
@@ -103,7 +105,13 @@ describe.runIf(process.env.SCREENSHOTS && chromiumPath)('dashboard screenshots',
       const created = await fetch(`${server.url}/campaigns`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name, subject, from: 'news@engines.example', body: '<p>News</p>', audienceType: 'ALL' }),
+        body: JSON.stringify({
+          name,
+          subject,
+          from: 'news@engines.example',
+          body: `<p>News</p>${unsubscribeLink}`,
+          audienceType: 'ALL',
+        }),
       })
       expect(created.status).toBe(201)
     }

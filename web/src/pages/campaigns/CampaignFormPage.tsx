@@ -23,7 +23,8 @@ const blank: Draft = {
   from: '',
   fromName: '',
   replyTo: '',
-  body: '<h1>Hello {{name ?? "there"}}</h1>\n<p>News from us.</p>',
+  // Marketing mail needs a visible unsubscribe link: without one the pre-send check refuses to send it.
+  body: '<h1>Hello {{name ?? "there"}}</h1>\n<p>News from us.</p>\n<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>',
   type: 'MARKETING',
   audience: { audienceType: 'ALL', segmentId: null, audienceCondition: emptyTree() },
 }
