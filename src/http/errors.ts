@@ -34,6 +34,8 @@ const statusByCode: Record<ErrorCode, number> = {
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_ERROR: 422,
+  // A campaign's content failed the pre-send check (campaigns/presend/send-gate.ts).
+  PRESEND_CHECK_FAILED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,

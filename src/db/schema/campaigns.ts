@@ -6,6 +6,12 @@ import { projects } from './foundation.js'
 import { segments } from './segments.js'
 import { templateType } from './templates.js'
 
+/**
+ * An owner's decision to send a campaign despite its pre-send errors (migration 0029): who (null for the secret
+ * key), when, and the error codes accepted. A later edit of the scheduled campaign may not add other errors.
+ */
+export type PresendOverride = { userId: string | null; at: string; codes: string[] }
+
 const moment = () => timestamp({ withTimezone: true, mode: 'date' })
 const counter = () => integer().notNull().default(0)
 
@@ -55,6 +61,8 @@ export const campaigns = pgTable(
     complainedCount: counter(),
     unsubscribedCount: counter(),
     failedCount: counter(),
+    /** Set when the last send or schedule went ahead despite pre-send errors; null when it passed the check. */
+    presendOverride: jsonb().$type<PresendOverride>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectOf } from '../../http/project.js'
+import { actorOf, projectOf } from '../../http/project.js'
 import { countCampaignAudience } from './audience-count.js'
 import { cancelCampaign } from './cancel.js'
+import { registerPresendRoutes } from './presend/routes.js'
 import {
   audienceCount,
   audienceCountBody,
@@ -107,7 +108,10 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     { ...sending, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
     async (request) => {
       const projectId = projectOf(request)
-      const { message } = await sendCampaign(ctx, projectId, request.params.id, request.body?.scheduledFor)
+      const { message } = await sendCampaign(ctx, projectId, request.params.id, request.body?.scheduledFor, {
+        force: request.body?.force === true,
+        actor: actorOf(request),
+      })
       return wrapped(await getCampaign(ctx.db, projectId, request.params.id), message)
     },
   )
@@ -136,6 +140,8 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
     { ...route, schema: { tags, params, response: { 200: campaignStats } } },
     async (request) => getCampaignStats(ctx.db, projectOf(request), request.params.id),
   )
+
+  registerPresendRoutes(app, ctx)
 
   app.get(
     '/campaigns/:id/timeseries',

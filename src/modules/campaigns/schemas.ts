@@ -118,9 +118,12 @@ export const campaignTestBody = z.object({ email: z.email().max(254) })
 
 /**
  * `scheduledFor` is any time `new Date()` reads (the spec), checked by the service for a 400 with its message;
- * omitted, null or empty sends now. The body itself may be left out.
+ * omitted, null or empty sends now. `force` (owners only) sends despite the pre-send check's errors. The body
+ * itself may be left out.
  */
-export const campaignSendBody = z.object({ scheduledFor: z.unknown().optional() }).nullish()
+export const campaignSendBody = z
+  .object({ scheduledFor: z.unknown().optional(), force: z.boolean().optional() })
+  .nullish()
 
 // Percentages of `sentCount`; not bounded in the schema, so odd feedback can never turn a read into a 500.
 const rate = z.number()

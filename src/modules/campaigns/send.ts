@@ -7,6 +7,7 @@ import { publishEvents } from '../../events/bus.js'
 import { addUsage, assertWithinLimit, campaignBlockedEvent, chargeUsage } from '../billing/usage.js'
 import { assertSenderAllowed } from '../domains/service.js'
 import { countAudience } from './audience.js'
+import { assertMayForce, gateCampaignSend, type SendRequest } from './presend/send-gate.js'
 import { wakeCampaignsLoop } from './wake.js'
 
 export type CampaignRecord = typeof campaigns.$inferSelect
@@ -53,13 +54,17 @@ function parseScheduledFor(value: unknown): Date | undefined {
  * the second finds the campaign SENDING (or SCHEDULED again, which reschedules) and never starts a second
  * fan-out. Sending only flips the state; the fan-out loop of a worker queues the audience right after.
  * A time up to a minute in the past (clock skew) sends now; an older one is refused by parseScheduledFor.
+ * The pre-send check runs on the locked row: its errors refuse the send (422) unless an owner forces it, and the
+ * override is kept on the campaign.
  */
 export async function sendCampaign(
   ctx: AppContext,
   projectId: string,
   id: string,
   scheduledFor: unknown,
+  request: SendRequest,
 ): Promise<{ campaign: CampaignRecord; message: string }> {
+  assertMayForce(request)
   const when = parseScheduledFor(scheduledFor)
   const sent = await ctx.db.transaction(async (tx) => {
     const campaign = await lockCampaign(tx, projectId, id)
@@ -68,6 +73,7 @@ export async function sendCampaign(
     }
     // The sender domain may have been removed or lost its verification since the campaign was written.
     await assertSenderAllowed(tx, ctx.config, projectId, campaign.from)
+    const presendOverride = await gateCampaignSend(tx, ctx.config, projectId, campaign, request)
     const recipients = await countAudience(tx, projectId, campaign)
     if (recipients === 0) throw new AppError('BAD_REQUEST', 'Campaign has no recipients')
     if (when && when.getTime() > Date.now()) {
@@ -75,7 +81,7 @@ export async function sendCampaign(
       await assertWithinLimit(tx, projectId, 'campaigns', recipients)
       const [scheduled] = await tx
         .update(campaigns)
-        .set({ status: 'SCHEDULED', scheduledFor: when, totalRecipients: recipients })
+        .set({ status: 'SCHEDULED', scheduledFor: when, totalRecipients: recipients, presendOverride })
         .where(eq(campaigns.id, id))
         .returning()
       return { campaign: scheduled ?? campaign, message: `Campaign scheduled for ${when.toISOString()}` }
@@ -84,7 +90,7 @@ export async function sendCampaign(
     await chargeUsage(tx, projectId, 'campaigns', recipients)
     const [sending] = await tx
       .update(campaigns)
-      .set({ ...startSending, scheduledFor: null })
+      .set({ ...startSending, scheduledFor: null, presendOverride })
       .where(eq(campaigns.id, id))
       .returning()
     return { campaign: sending ?? campaign, message: 'Campaign is being sent' }

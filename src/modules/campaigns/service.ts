@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js'
 import { checkContent } from '../templates/service.js'
 import { countAudience } from './audience.js'
 import { checkAudienceReferences, type StoredAudience, storedAudience } from './audience-input.js'
+import { recheckScheduledEdit } from './presend/send-gate.js'
 import type { CampaignCreate, CampaignUpdate, CampaignView } from './schemas.js'
 import { type CampaignRow, findCampaignRow, getCampaign } from './view.js'
 
@@ -47,10 +48,18 @@ function audienceChanged(current: CampaignRow, next: StoredAudience & Pick<Campa
   )
 }
 
+/** What the pre-send check reads: an edit of anything else (name, audience) leaves its verdict as it was. */
+const checkedFields = ['subject', 'body', 'from', 'type'] as const
+
+function changesContent(input: CampaignUpdate): boolean {
+  return checkedFields.some((field) => input[field] !== undefined)
+}
+
 /**
  * `PUT /campaigns/:id`, partial: only a DRAFT or SCHEDULED campaign changes (a 400 otherwise, e.g. while it is
  * SENDING). The row stays locked until commit, so a send or cancel in between waits and then sees the result.
- * A changed audience (type, segment, condition, or a switch to or from TRANSACTIONAL) is counted again.
+ * A changed audience (type, segment, condition, or a switch to or from TRANSACTIONAL) is counted again. New content
+ * of a SCHEDULED campaign passes the pre-send check again (it passed, or an owner overrode it, when scheduled).
  */
 export async function updateCampaign(
   db: Database,
@@ -75,6 +84,9 @@ export async function updateCampaign(
     })
     const type = input.type ?? current.type
     await checkContent(tx, config, projectId, input)
+    if (current.status === 'SCHEDULED' && changesContent(input)) {
+      await recheckScheduledEdit(tx, config, projectId, { ...current, ...input }, current.presendOverride)
+    }
     const recount = audienceChanged(current, { ...audience, type })
     if (recount) await checkAudienceReferences(tx, projectId, audience)
     await tx

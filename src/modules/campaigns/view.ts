@@ -19,13 +19,17 @@ function progressOf(row: CampaignRow): CampaignProgress {
   }
 }
 
-/** The API's campaign: every spec field, without the fan-out's bookkeeping (queuedAt, its cursor, failedCount). */
+/**
+ * The API's campaign: every spec field, without the fan-out's bookkeeping (queuedAt, its cursor, failedCount) and
+ * the pre-send override (`GET /campaigns/:id/check` shows it).
+ */
 export function toCampaignView(row: CampaignRow, segment: SegmentReference | null): CampaignView {
   const {
     queuedAt: _queuedAt,
     fanOutCreatedAt: _fanOutCreatedAt,
     fanOutContactId: _fanOutContactId,
     failedCount: _failedCount,
+    presendOverride: _presendOverride,
     ...fields
   } = row
   return { ...fields, segment, progress: row.status === 'SENDING' ? progressOf(row) : null }

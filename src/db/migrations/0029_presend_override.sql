@@ -1,0 +1,1 @@
+ALTER TABLE "campaigns" ADD COLUMN "presend_override" jsonb;
