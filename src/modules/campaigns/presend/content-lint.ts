@@ -1,5 +1,5 @@
 import { finding, type PresendFinding, type Severity } from './findings.js'
-import { scanHtml } from './html-scan.js'
+import { type HtmlScan, scanHtml } from './html-scan.js'
 import { riskOfLink } from './link-hosts.js'
 
 /**
@@ -10,12 +10,12 @@ export const gmailClipBytes = 102_000
 /** From here a send is close enough to the clip that tracking and personalisation may push it over. */
 export const nearClipBytes = 90_000
 /** Fewer words than this is not a text part anyone can read: a greeting, or a single line. */
-export const minTextWords = 10
+const minTextWords = 10
 /**
  * With an image, receivers want this much text beside it: SpamAssassin's HTML_IMAGE_ONLY_* rules score images
  * with less than 400 characters of words the most.
  */
-export const minTextCharsWithImages = 400
+const minTextCharsWithImages = 400
 
 export type ContentToLint = {
   subject: string
@@ -121,7 +121,7 @@ function lintSize(bytes: number): PresendFinding[] {
   return []
 }
 
-function lintStructure(scan: ReturnType<typeof scanHtml>): PresendFinding[] {
+function lintStructure(scan: HtmlScan): PresendFinding[] {
   const findings: PresendFinding[] = []
   const where = (spots: { what: string; line: number }[]) => spots.map((spot) => `${spot.what} at line ${spot.line}`)
   if (scan.swallowed.length > 0) {
@@ -151,7 +151,7 @@ function lintStructure(scan: ReturnType<typeof scanHtml>): PresendFinding[] {
   return findings
 }
 
-function lintText(scan: ReturnType<typeof scanHtml>): PresendFinding[] {
+function lintText(scan: HtmlScan): PresendFinding[] {
   if (scan.textWords === 0) {
     return [
       finding(

@@ -4,7 +4,7 @@ import { z } from 'zod'
  * Every finding the pre-send check can give. A closed list, so clients and the dashboard can branch on a code;
  * the severity of some depends on what is checked (an unsubscribe link is required of marketing mail only).
  */
-export const presendCodes = [
+const presendCodes = [
   'unsubscribe_link_missing',
   'one_click_not_https',
   'text_part_empty',
@@ -36,7 +36,7 @@ export type PresendFinding = z.infer<typeof presendFinding>
 export type Severity = PresendFinding['severity']
 
 /** How many offending items a finding names: a 5 MB body must give a short answer, not one per image. */
-export const maxExamples = 5
+const maxExamples = 5
 
 export function finding(
   code: PresendCode,

@@ -1,7 +1,7 @@
 import { Parser } from 'htmlparser2'
 
 /** Where something sits in the source: its tag or text and the line it starts on. */
-export type SourceSpot = { what: string; line: number }
+type SourceSpot = { what: string; line: number }
 
 /** What the pre-send check needs from an HTML body, gathered in one pass of htmlparser2. */
 export type HtmlScan = {
@@ -94,7 +94,7 @@ function isSpace(code: number): boolean {
 }
 
 /** 1-based line of a source position (only called for the few spots a finding names). */
-export function lineAt(source: string, index: number): number {
+function lineAt(source: string, index: number): number {
   let line = 1
   for (let at = source.indexOf('\n'); at !== -1 && at < index; at = source.indexOf('\n', at + 1)) line++
   return line
