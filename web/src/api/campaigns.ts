@@ -7,6 +7,7 @@ import type {
   AudienceCount,
   AudienceCountInput,
   Campaign,
+  CampaignCheck,
   CampaignCreated,
   CampaignInput,
   CampaignPage,
@@ -63,6 +64,12 @@ export const campaignQueries = {
       queryKey: [...all(projectId), id, 'timeseries', granularity, version],
       queryFn: () => api<CampaignTimeseries>(`/campaigns/${id}/timeseries${query({ granularity })}`, { projectId }),
     }),
+  /** What the pre-send check says of the campaign as saved; keyed by its version, so an edit asks again. */
+  check: (projectId: string, id: string, version: string) =>
+    queryOptions({
+      queryKey: [...all(projectId), id, 'check', version],
+      queryFn: async () => (await api<{ data: CampaignCheck }>(`/campaigns/${id}/check`, { projectId })).data,
+    }),
   /** The campaign's recipients in a state (every one without), a cursor page at a time. */
   recipients: (projectId: string, id: string, params: { state?: RecipientState; cursor?: string }) =>
     queryOptions({
@@ -89,9 +96,13 @@ export const updateCampaign = (projectId: string, id: string, body: CampaignUpda
   data(api<Envelope>(`/campaigns/${id}`, { method: 'PUT', body, projectId }))
 export const deleteCampaign = (projectId: string, id: string) =>
   api<void>(`/campaigns/${id}`, { method: 'DELETE', projectId })
-/** Sends now without a time, or schedules for `scheduledFor` (ISO). */
-export const sendCampaign = (projectId: string, id: string, scheduledFor?: string) =>
-  api<Envelope>(`/campaigns/${id}/send`, { method: 'POST', body: scheduledFor ? { scheduledFor } : {}, projectId })
+/** Sends now without a time, or schedules for `scheduledFor` (ISO); `force` (owners) despite pre-send errors. */
+export const sendCampaign = (projectId: string, id: string, scheduledFor?: string, force = false) =>
+  api<Envelope>(`/campaigns/${id}/send`, {
+    method: 'POST',
+    body: { ...(scheduledFor ? { scheduledFor } : {}), ...(force ? { force } : {}) },
+    projectId,
+  })
 export const cancelCampaign = (projectId: string, id: string) =>
   data(api<Envelope>(`/campaigns/${id}/cancel`, { method: 'POST', body: {}, projectId }))
 export const testCampaign = (projectId: string, id: string, email: string) =>

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, query } from './client'
 import { projectScope } from './keys'
-import type { Template, TemplateInput, TemplatePage, TemplatePreview, TemplateUsage } from './types'
+import type { Template, TemplateCheck, TemplateInput, TemplatePage, TemplatePreview, TemplateUsage } from './types'
 
 /** Every template list of a project starts with this key, so a save refreshes the list and both pickers. */
 const all = (projectId: string) => [...projectScope(projectId), 'templates'] as const
@@ -39,6 +39,12 @@ export const templateQueries = {
     queryOptions({
       queryKey: [...one(projectId, id), 'usage'],
       queryFn: () => api<TemplateUsage>(`/templates/${id}/usage`, { projectId }),
+    }),
+  /** The saved template's pre-send findings (the editor asks again after each save). */
+  check: (projectId: string, id: string) =>
+    queryOptions({
+      queryKey: [...one(projectId, id), 'check'],
+      queryFn: () => api<TemplateCheck>(`/templates/${id}/check`, { projectId }),
     }),
   /** The draft as the contact (or a recipient without data) gets it; aborted when typing moves the key on. */
   preview: (projectId: string, draft: Draft, contactId: string | null) =>

@@ -8,6 +8,7 @@ import type {
   billingLimitsView,
   sessionUrlView,
 } from '@server/modules/billing/schemas.js'
+import type { campaignCheck, templateCheck } from '@server/modules/campaigns/presend/schemas.js'
 import type { recipientStates } from '@server/modules/campaigns/recipient-states.js'
 import type {
   audienceCount,
@@ -190,6 +191,9 @@ export type SegmentContactsPage = Response<typeof segmentContactsPage>
 export type MembersRemoved = Response<typeof membersRemoved>
 export type CampaignUpdate = Request<typeof campaignUpdate>
 export type CampaignStats = Response<typeof campaignStats>
+export type CampaignCheck = Response<typeof campaignCheck>['data']
+export type TemplateCheck = Response<typeof templateCheck>
+export type PresendFinding = TemplateCheck['findings'][number]
 export type CampaignTimeseries = Response<typeof campaignTimeseries>
 export type AudienceCountInput = Request<typeof audienceCountBody>
 export type AudienceCount = Response<typeof audienceCount>

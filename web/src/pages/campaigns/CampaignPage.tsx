@@ -1,5 +1,5 @@
 import { Anchor, Box, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router'
 import { campaignQueries, deleteCampaign } from '../../api/campaigns'
 import { useProject } from '../../api/project-context'
@@ -12,6 +12,7 @@ import { CampaignPreview } from './CampaignPreview'
 import { CampaignRecipients } from './CampaignRecipients'
 import { CampaignStatsPanel } from './CampaignStatsPanel'
 import { audienceLabel, StatusBadge } from './campaign-labels'
+import { OverrideNote, PresendPanel } from './PresendPanel'
 import { SendingProgress } from './SendingProgress'
 import { SendPanel } from './SendPanel'
 
@@ -57,6 +58,12 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const editable = campaign.status === 'DRAFT' || campaign.status === 'SCHEDULED'
+  // The last answer stays up while a new version is checked: the page does not jump under the pointer.
+  const check = useQuery({
+    ...campaignQueries.check(project.id, campaign.id, campaign.updatedAt),
+    placeholderData: keepPreviousData,
+  })
+  const override = check.data?.override
   return (
     <Stack mt="sm">
       <PageHeader title={campaign.name}>
@@ -95,9 +102,11 @@ function CampaignView({ campaign }: { campaign: Campaign }) {
           )}
           {campaign.sentAt && <Fact label="Sending started">{new Date(campaign.sentAt).toLocaleString()}</Fact>}
         </SimpleGrid>
+        {override && campaign.status !== 'DRAFT' && <OverrideNote override={override} />}
       </Paper>
       {campaign.status === 'SENDING' && <SendingProgress campaign={campaign} />}
-      {(editable || campaign.status === 'SENDING') && <SendPanel campaign={campaign} />}
+      {editable && <PresendPanel check={check} />}
+      {(editable || campaign.status === 'SENDING') && <SendPanel campaign={campaign} check={check.data} />}
       {campaign.sentCount > 0 || campaign.status === 'SENT' ? (
         <CampaignStatsPanel campaign={campaign} />
       ) : (

@@ -1,5 +1,5 @@
 import '@mantine/dates/styles.css'
-import { Button, Divider, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, Checkbox, Divider, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
 import { DateTimePicker } from '@mantine/dates'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import dayjs from 'dayjs'
@@ -8,15 +8,19 @@ import { campaignQueries, cancelCampaign, sendCampaign, testCampaign } from '../
 import { ApiError } from '../../api/client'
 import { useProject } from '../../api/project-context'
 import { meQuery } from '../../api/session'
-import type { Campaign } from '../../api/types'
+import type { Campaign, CampaignCheck } from '../../api/types'
 import { ConfirmAction } from '../../components/ConfirmAction'
 import { notifySuccess } from '../../components/notify'
 import { ErrorAlert } from '../../components/states'
+import { isOwner } from '../settings/roles'
 
 const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
 
-/** Test send, send now, schedule (or reschedule) and cancel, as the campaign's status allows. */
-export function SendPanel({ campaign }: { campaign: Campaign }) {
+/**
+ * Test send, send now, schedule (or reschedule) and cancel, as the campaign's status allows. While the pre-send
+ * check finds errors, sending and scheduling wait for a fix, or for an owner to tick the override.
+ */
+export function SendPanel({ campaign, check }: { campaign: Campaign; check: CampaignCheck | undefined }) {
   const { project } = useProject()
   const queryClient = useQueryClient()
   const refresh = () => queryClient.invalidateQueries({ queryKey: campaignQueries.all(project.id) })
@@ -30,7 +34,7 @@ export function SendPanel({ campaign }: { campaign: Campaign }) {
       <Stack gap="md">
         {sendable && <TestSend campaignId={campaign.id} />}
         {sendable && <Divider />}
-        {sendable && <SendOrSchedule campaign={campaign} onDone={refresh} />}
+        {sendable && <SendOrSchedule campaign={campaign} check={check} onDone={refresh} />}
         {cancellable && (
           <Group>
             <ConfirmAction
@@ -86,13 +90,25 @@ function TestSend({ campaignId }: { campaignId: string }) {
   )
 }
 
-function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Promise<unknown> }) {
+function SendOrSchedule({
+  campaign,
+  check,
+  onDone,
+}: {
+  campaign: Campaign
+  check: CampaignCheck | undefined
+  onDone(): Promise<unknown>
+}) {
   const { project } = useProject()
   const [when, setWhen] = useState<string | null>(
     campaign.scheduledFor ? dayjs(campaign.scheduledFor).format('YYYY-MM-DD HH:mm:ss') : null,
   )
+  const [override, setOverride] = useState(false)
+  const blocked = check?.blocked === true
+  const force = blocked && override
+  const held = blocked && !override
   const schedule = useMutation({
-    mutationFn: () => sendCampaign(project.id, campaign.id, dayjs(when).toISOString()),
+    mutationFn: () => sendCampaign(project.id, campaign.id, dayjs(when).toISOString(), force),
     onSuccess: async (answer) => {
       notifySuccess(answer.message ?? 'Campaign scheduled')
       await onDone()
@@ -120,7 +136,13 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
           previousLabel="Previous month"
           timePickerProps={{ hoursInputLabel: 'Hours', minutesInputLabel: 'Minutes' }}
         />
-        <Button variant="light" onClick={() => schedule.mutate()} disabled={!when} loading={schedule.isPending}>
+        {/* Not the light variant: its hover shade leaves the label under 4.5:1, and the pointer rests on it after a click. */}
+        <Button
+          variant="default"
+          onClick={() => schedule.mutate()}
+          disabled={!when || held}
+          loading={schedule.isPending}
+        >
           {campaign.status === 'SCHEDULED' ? 'Reschedule' : 'Schedule'}
         </Button>
         <Text size="sm" c="dimmed">
@@ -131,8 +153,8 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
           title={`Send “${campaign.name}” now?`}
           confirmLabel="Send now"
           color="blue.9"
-          buttonProps={{ variant: 'filled' }}
-          action={() => sendCampaign(project.id, campaign.id)}
+          buttonProps={{ variant: 'filled', disabled: held }}
+          action={() => sendCampaign(project.id, campaign.id, undefined, force)}
           onDone={async () => {
             notifySuccess('Campaign is being sent')
             await onDone()
@@ -142,6 +164,19 @@ function SendOrSchedule({ campaign, onDone }: { campaign: Campaign; onDone(): Pr
           starts). This cannot be undone, though sending can be cancelled part way.
         </ConfirmAction>
       </Group>
+      {blocked && isOwner(project) && (
+        <Checkbox
+          label={`Send anyway, despite the ${check.errors === 1 ? 'error' : `${check.errors} errors`} of the pre-send check`}
+          description="As an owner you may override the check; the override is recorded on the campaign."
+          checked={override}
+          onChange={(event) => setOverride(event.currentTarget.checked)}
+        />
+      )}
+      {blocked && !isOwner(project) && (
+        <Text size="sm" data-testid="presend-blocked">
+          Fix the errors of the pre-send check to send or schedule it; only a project owner may send it anyway.
+        </Text>
+      )}
       {schedule.isError && <ErrorAlert error={schedule.error} title="Not scheduled" />}
     </Stack>
   )

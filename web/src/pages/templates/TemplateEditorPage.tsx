@@ -12,6 +12,7 @@ import { ErrorAlert, PageHeader, QueryState } from '../../components/states'
 import { BodyEditor } from './BodyEditor'
 import { ImageUploadButton } from './ImageUploadButton'
 import { PreviewPanel } from './PreviewPanel'
+import { TemplateChecks } from './TemplateChecks'
 import { UsagePanel } from './UsagePanel'
 import { syntaxProblemOf, useTemplatePreview } from './use-template-preview'
 import { VariableHelp } from './VariableHelp'
@@ -86,6 +87,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
     onSuccess: async (saved) => {
       queryClient.setQueryData(templateQueries.detail(project.id, saved.id).queryKey, saved)
       await queryClient.invalidateQueries({ queryKey: templateQueries.all(project.id) })
+      await queryClient.invalidateQueries({ queryKey: templateQueries.check(project.id, saved.id).queryKey })
       notifySuccess(`Saved “${saved.name}”`)
       if (!id) navigate(`/templates/${saved.id}`, { replace: true })
     },
@@ -209,6 +211,7 @@ function Editor({ initial, id }: { initial: Draft; id?: string }) {
                 <ImageUploadButton onUploaded={insert} />
               </Group>
               <VariableHelp onInsert={insert} />
+              {id && <TemplateChecks id={id} />}
               {id && <UsagePanel id={id} />}
             </Stack>
           </Grid.Col>
