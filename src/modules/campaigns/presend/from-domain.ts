@@ -1,20 +1,20 @@
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../../../db/client.js'
 import { domains } from '../../../db/schema/index.js'
+import type { Finding } from '../../domains/audit/schemas.js'
+import { domainAuditErrors } from '../../domains/audit/service.js'
+
+/** A sender domain's problem, in the domain audit's shape: a code and a plain-language reason. */
+type DomainFinding = Pick<Finding, 'code' | 'reason'>
 
 /**
- * One finding of a sender domain's audit, in the audit's own shape (`Finding` of `src/modules/domains/audit/`,
- * stored in `domains.audit`): a code, its weight, a plain-language reason and the record to publish, if any.
- */
-export type DomainFinding = { code: string; severity: 'error' | 'warning'; reason: string; record?: unknown }
-
-/**
- * The errors a receiver would hold against mail from `domain` in this project. The domain audit replaces this
- * body with `return domainAuditErrors(db, projectId, domain)`; until then the domain's verification state answers:
- * a domain that is not registered, or whose DKIM key is not found in DNS, is an error.
+ * The errors a receiver would hold against mail from `domain` in this project: the errors of its latest audit
+ * (they name the record to fix), else, for a domain not yet audited, its verification state: a domain that is not
+ * registered, or not verified, is an error.
  */
 export async function fromDomainErrors(db: Executor, projectId: string, domain: string): Promise<DomainFinding[]> {
-  return verificationErrors(db, projectId, domain)
+  const audited = await domainAuditErrors(db, projectId, domain)
+  return audited.length > 0 ? audited : verificationErrors(db, projectId, domain)
 }
 
 async function verificationErrors(db: Executor, projectId: string, domain: string): Promise<DomainFinding[]> {
@@ -26,7 +26,6 @@ async function verificationErrors(db: Executor, projectId: string, domain: strin
     return [
       {
         code: 'domain_not_registered',
-        severity: 'error',
         reason: `${domain} is not a sender domain of this project: add it under Domains and publish its DNS records.`,
       },
     ]
@@ -42,7 +41,6 @@ async function verificationErrors(db: Executor, projectId: string, domain: strin
   return [
     {
       code: 'domain_unverified',
-      severity: 'error',
       reason: `${domain} is not verified: ${missing} not found in DNS yet. Publish the records shown on its domain page, then check it again.`,
     },
   ]
