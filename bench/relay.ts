@@ -130,6 +130,8 @@ async function main() {
   }
 
   /** Accepts `count` of the same messages the `/v1/send` way (the outbox stopped); its CPU, for comparison. */
+  // The project as the auth hook would hand it to the route: nothing paused.
+  const active = { id: project.id, sendingPausedReason: null, marketingPausedReason: null }
   const acceptOverSend = async (count: number) => {
     const [cpuBefore, postgresBefore] = [cpuMs(), postgresCpu()]
     const started = performance.now()
@@ -140,7 +142,7 @@ async function main() {
       Array.from({ length: sendConcurrency }, async () => {
         for (let index = next++; index < first + count; index = next++) {
           const body = sendBody.parse(relayBenchSendBody(index, `send-${index}@example.org`))
-          await sendTransactional(ctx, project.id, body, undefined)
+          await sendTransactional(ctx, active, body, undefined)
         }
       }),
     )

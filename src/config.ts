@@ -119,6 +119,9 @@ const environmentSchema = z.object({
   REPUTATION_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).default(8),
   REPUTATION_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).default(0.3),
   REPUTATION_MIN_SENT: z.coerce.number().int().positive().default(100),
+  // Unset: the provider's own suspension levels (10 % and 0.5 %), or the warning threshold if that is higher.
+  REPUTATION_CEILING_BOUNCE_RATE_PERCENT: z.coerce.number().positive().max(100).optional(),
+  REPUTATION_CEILING_COMPLAINT_RATE_PERCENT: z.coerce.number().positive().max(100).optional(),
   COMPOSE_THREADS: z.coerce.number().int().min(0).max(256).optional(),
   CAMPAIGN_RATE_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(200),
   OUTBOX_LEASE_SECONDS: z.coerce.number().int().positive().max(3_600).default(30),
@@ -256,11 +259,17 @@ export type Config = Readonly<{
    * `confirmRecipientsAbove` needs the agent's `confirm: true`.
    */
   mcp: Readonly<{ readOnly: boolean; confirmRecipientsAbove: number }>
-  /** The reputation guard: pause a project's sending when its 7-day rates reach these (docs/decisions/0005). */
+  /**
+   * The reputation guard (docs/decisions/0005): a stream's 7-day rates reaching the warning thresholds
+   * (`bounceRatePercent`, `complaintRatePercent`) pause its marketing mail; the transactional stream's reaching the
+   * ceiling pauses all of the project's sending.
+   */
   reputation: Readonly<{
     enabled: boolean
     bounceRatePercent: number
     complaintRatePercent: number
+    ceilingBounceRatePercent: number
+    ceilingComplaintRatePercent: number
     /** Emails sent in the 7-day window before the rates are acted on, so a handful of bounces cannot pause. */
     minSent: number
   }>
@@ -453,6 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       bounceRatePercent: values.REPUTATION_BOUNCE_RATE_PERCENT,
       complaintRatePercent: values.REPUTATION_COMPLAINT_RATE_PERCENT,
       minSent: values.REPUTATION_MIN_SENT,
+      ...reputationCeiling(values),
     }),
     metrics: Object.freeze({ token: values.METRICS_TOKEN, port: values.METRICS_PORT, host: values.METRICS_HOST }),
     campaignRatePerSecond: values.CAMPAIGN_RATE_PER_SECOND,
@@ -549,6 +559,27 @@ function s3Config(values: z.infer<typeof environmentSchema>): S3Config | undefin
     forcePathStyle: values.S3_FORCE_PATH_STYLE,
     prefix: values.S3_PREFIX,
   })
+}
+
+/** Default ceilings: the levels at which SES suspends an account, never below the warning thresholds. */
+const defaultCeiling = { bounce: 10, complaint: 0.5 }
+
+function reputationCeiling(values: z.infer<typeof environmentSchema>) {
+  const bounce = values.REPUTATION_CEILING_BOUNCE_RATE_PERCENT
+  const complaint = values.REPUTATION_CEILING_COMPLAINT_RATE_PERCENT
+  const errors: string[] = []
+  if (bounce !== undefined && bounce < values.REPUTATION_BOUNCE_RATE_PERCENT) {
+    errors.push('REPUTATION_CEILING_BOUNCE_RATE_PERCENT: must not be below REPUTATION_BOUNCE_RATE_PERCENT')
+  }
+  if (complaint !== undefined && complaint < values.REPUTATION_COMPLAINT_RATE_PERCENT) {
+    errors.push('REPUTATION_CEILING_COMPLAINT_RATE_PERCENT: must not be below REPUTATION_COMPLAINT_RATE_PERCENT')
+  }
+  if (errors.length > 0) throw new ConfigError(errors)
+  return {
+    ceilingBounceRatePercent: bounce ?? Math.max(defaultCeiling.bounce, values.REPUTATION_BOUNCE_RATE_PERCENT),
+    ceilingComplaintRatePercent:
+      complaint ?? Math.max(defaultCeiling.complaint, values.REPUTATION_COMPLAINT_RATE_PERCENT),
+  }
 }
 
 function stripeConfig(values: z.infer<typeof environmentSchema>): StripeConfig | undefined {

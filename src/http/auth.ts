@@ -25,8 +25,10 @@ export type AuthProject = {
   name: string
   disabled: boolean
   disabledReason: string | null
-  /** Set while the reputation guard pauses the project's sending. */
+  /** Set while the reputation guard pauses all of the project's sending. */
   sendingPausedReason: string | null
+  /** Set while the reputation guard pauses the project's marketing stream only. */
+  marketingPausedReason: string | null
 }
 
 export type AuthSession = { userId: string; sessionId: string; emailVerified: boolean }
@@ -59,10 +61,12 @@ declare module 'fastify' {
     /** The route queues mail: a disabled project is refused with 403 PROJECT_DISABLED and nothing changes. */
     sending?: boolean
     /**
-     * A sending route that also refuses a reputation-paused project (403 PROJECT_SENDING_PAUSED). Without it the
-     * mail is accepted and waits at the outbox until an owner resumes (docs/decisions/0005).
+     * A sending route that also refuses while the reputation guard pauses the stream it sends (403
+     * PROJECT_SENDING_PAUSED): `transactional` only while all of the project's sending is paused, `marketing` also
+     * while its marketing stream is. Without it the mail is accepted and waits at the outbox until an owner
+     * resumes (docs/decisions/0005).
      */
-    refusedWhilePaused?: boolean
+    refusedWhilePaused?: 'transactional' | 'marketing'
   }
   interface FastifyInstance {
     routeAccess: RouteAccess[]
@@ -248,15 +252,29 @@ export function registerAuth(app: FastifyInstance, resolvers: AuthResolvers, fai
         `Sending is disabled for this project: ${request.project.disabledReason ?? 'disabled'}`,
       )
     }
-    if (refusedWhilePaused && request.project?.sendingPausedReason) {
-      throw new AppError(
-        'PROJECT_SENDING_PAUSED',
-        `Sending is paused for this project: ${request.project.sendingPausedReason}`,
-        {
-          suggestion:
-            'A project owner can review GET /projects/:id/security and resume sending once the list is cleaned',
-        },
-      )
-    }
+    if (refusedWhilePaused && request.project) assertStreamSending(request.project, refusedWhilePaused)
   })
+}
+
+/**
+ * Refuses mail of a stream the reputation guard holds (403 PROJECT_SENDING_PAUSED, naming the reason): the
+ * transactional stream while all sending is paused, the marketing stream also while it is paused alone.
+ */
+export function assertStreamSending(
+  project: Pick<AuthProject, 'sendingPausedReason' | 'marketingPausedReason'>,
+  stream: 'transactional' | 'marketing',
+): void {
+  const suggestion = 'A project owner can review GET /projects/:id/security and resume sending once the list is cleaned'
+  if (project.sendingPausedReason) {
+    throw new AppError('PROJECT_SENDING_PAUSED', `Sending is paused for this project: ${project.sendingPausedReason}`, {
+      suggestion,
+    })
+  }
+  if (stream === 'marketing' && project.marketingPausedReason) {
+    throw new AppError(
+      'PROJECT_SENDING_PAUSED',
+      `Marketing sending is paused for this project: ${project.marketingPausedReason}`,
+      { suggestion: `${suggestion}; transactional mail still goes out` },
+    )
+  }
 }

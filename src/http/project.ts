@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import type { MemberRole } from './auth.js'
+import type { AuthProject, MemberRole } from './auth.js'
 
 /** `/projects/:id/…` and `/users/@me/projects/:id/…`: the path names the project (`projectParam: 'id'`). */
 export const projectIdParams = z.object({ id: z.uuid() })
@@ -9,6 +9,12 @@ export const projectIdParams = z.object({ id: z.uuid() })
 export function projectOf(request: FastifyRequest): string {
   if (!request.project) throw new Error(`route ${request.routeOptions.url} ran without a project`)
   return request.project.id
+}
+
+/** The project row the auth hook loaded, for rules that read its state (e.g. a paused stream). */
+export function authProjectOf(request: FastifyRequest): AuthProject {
+  if (!request.project) throw new Error(`route ${request.routeOptions.url} ran without a project`)
+  return request.project
 }
 
 /** Routes with `auth: 'user'` only run with a session, so a missing user is a wiring bug, not a client error. */

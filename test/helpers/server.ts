@@ -60,7 +60,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     authRateLimitPerMinute: 100_000,
     failedAuthLimitPerMinute: 100_000,
     mcp: { readOnly: false, confirmRecipientsAbove: 10 },
-    reputation: { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 100 },
+    reputation: {
+      enabled: true,
+      bounceRatePercent: 8,
+      complaintRatePercent: 0.3,
+      minSent: 100,
+      ceilingBounceRatePercent: 10,
+      ceilingComplaintRatePercent: 0.5,
+    },
     metrics: { token: undefined, port: undefined, host: '127.0.0.1' },
     campaignRatePerSecond: 100_000,
     // In this process: threads loaded through tsx take seconds to start in every file. The process tests and the

@@ -11,8 +11,17 @@ import { type Account, bearer, createAccount } from '../helpers/factories.js'
 import { notFoundBody } from '../helpers/scoping.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 
-// A small minimum volume keeps the sends short; the rate thresholds are the defaults (8 % and 0.3 %).
-const reputation = { enabled: true, bounceRatePercent: 8, complaintRatePercent: 0.3, minSent: 20 }
+// A small minimum volume keeps the sends short. The mail here is transactional (no template), which pauses all of
+// the project's sending at the ceiling: set at the warning thresholds (8 % and 0.3 %), so these tests keep the
+// numbers of the whole-project pause they had before the streams (test/reputation/streams.test.ts has the split).
+const reputation = {
+  enabled: true,
+  bounceRatePercent: 8,
+  complaintRatePercent: 0.3,
+  minSent: 20,
+  ceilingBounceRatePercent: 8,
+  ceilingComplaintRatePercent: 0.3,
+}
 const domain = 'guard.example.com'
 const from = `news@${domain}`
 
@@ -111,19 +120,36 @@ describe('a project paused by its bounce rate', () => {
 
     const view = await security(owner)
     const rates = { total: 25, bounces: 2, complaints: 0, bounceRate: 8, complaintRate: 0 }
+    const none = { total: 0, bounces: 0, complaints: 0, bounceRate: 0, complaintRate: 0 }
+    const pausedReason =
+      '7-day transactional bounce rate 8.00% (2 permanent bounces of 25 transactional emails) reached the 8% ceiling'
+    // Pausing all sending holds both streams, each with the reason.
+    const paused = { sending: 'PAUSED', pausedReason, isHealthy: false }
     expect(view).toEqual({
       projectId: owner.project.id,
       sending: 'PAUSED',
-      pausedReason: '7-day bounce rate 8.00% (2 permanent bounces of 25 emails) reached the 8% limit',
+      pausedReason,
       isDisabled: false,
       isHealthy: false,
       twentyFourHour: rates,
       sevenDay: rates,
       allTime: rates,
-      thresholds: { enabled: true, bounceRate: 8, complaintRate: 0.3, minimumSent: 20 },
+      streams: {
+        marketing: { ...paused, twentyFourHour: none, sevenDay: none, allTime: none },
+        transactional: { ...paused, twentyFourHour: rates, sevenDay: rates, allTime: rates },
+      },
+      thresholds: {
+        enabled: true,
+        bounceRate: 8,
+        complaintRate: 0.3,
+        ceilingBounceRate: 8,
+        ceilingComplaintRate: 0.3,
+        minimumSent: 20,
+      },
       suspensions: [
         {
           id: expect.any(String),
+          scope: 'PROJECT',
           reason: 'BOUNCE_RATE',
           message: view.pausedReason,
           sent: 25,
@@ -155,7 +181,7 @@ describe('a project paused by its bounce rate', () => {
       error: {
         code: 'PROJECT_SENDING_PAUSED',
         message:
-          'Sending is paused for this project: 7-day bounce rate 8.00% (2 permanent bounces of 25 emails) reached the 8% limit',
+          'Sending is paused for this project: 7-day transactional bounce rate 8.00% (2 permanent bounces of 25 transactional emails) reached the 8% ceiling',
         statusCode: 403,
         requestId: expect.any(String),
         suggestion: expect.any(String),
@@ -243,7 +269,9 @@ describe('a project paused by its bounce rate', () => {
     await publish(owner, 'email.bounce', permanentBounce, 1)
     await vi.waitFor(async () => expect((await security(owner)).sending).toBe('PAUSED'), eventually)
     const view = await security(owner)
-    expect(view.pausedReason).toBe('7-day bounce rate 17.39% (4 permanent bounces of 23 emails) reached the 8% limit')
+    expect(view.pausedReason).toBe(
+      '7-day transactional bounce rate 17.39% (4 permanent bounces of 23 transactional emails) reached the 8% ceiling',
+    )
     expect(view.suspensions).toHaveLength(2)
   })
 })
@@ -273,7 +301,8 @@ describe('thresholds', () => {
     await publish(account, 'email.complaint', complaint, 1)
     await vi.waitFor(async () => expect((await security(account)).sending).toBe('PAUSED'), eventually)
     expect(await security(account)).toMatchObject({
-      pausedReason: '7-day complaint rate 0.40% (2 complaints of 500 emails) reached the 0.3% limit',
+      pausedReason:
+        '7-day transactional complaint rate 0.40% (2 complaints of 500 transactional emails) reached the 0.3% ceiling',
       sevenDay: { total: 500, complaints: 2, complaintRate: 0.4 },
       suspensions: [expect.objectContaining({ reason: 'COMPLAINT_RATE', sent: 500, complaints: 2 })],
     })

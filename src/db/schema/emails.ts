@@ -89,6 +89,11 @@ export const emails = pgTable(
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
     /** Whether the outbox adds the open pixel and click redirects; decided at enqueue from the project's mode. */
     tracked: boolean().notNull().default(false),
+    /**
+     * The reputation guard's marketing stream (campaigns, MARKETING templates), held while that stream is paused;
+     * the rest is the transactional stream, held only when the whole project is. Fixed at enqueue.
+     */
+    marketingStream: boolean().notNull().default(false),
     status: emailStatus().notNull().default('QUEUED'),
     attempts: integer().notNull().default(0),
     nextAttemptAt: moment().notNull().defaultNow(),

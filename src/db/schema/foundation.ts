@@ -50,8 +50,13 @@ export const projects = pgTable(
     disabled: boolean().notNull().default(false),
     disabledReason: text(),
     tracking: trackingMode().notNull().default('MARKETING_ONLY'),
-    /** Set while the reputation guard holds the project's sending (see `project_suspensions`); null when active. */
+    /**
+     * Set while the reputation guard holds all of the project's sending (its transactional stream reached the hard
+     * ceiling; see `project_suspensions`); null when active.
+     */
     sendingPausedReason: text(),
+    /** Set while the reputation guard holds the project's marketing stream only (campaigns, MARKETING templates). */
+    marketingPausedReason: text(),
     /**
      * When the project's campaign mail may next go out: each fan-out chunk gives its emails send times from here
      * on at the configured rate and moves it, so every campaign of the project shares one rate across workers.

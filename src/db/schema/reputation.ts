@@ -30,13 +30,21 @@ export const reputationCounts = pgTable(
     /** `Permanent` bounces only: transient ones do not count toward the bounce rate (spec, bounce rules). */
     bounces: integer().notNull().default(0),
     complaints: integer().notNull().default(0),
+    /**
+     * The marketing stream's share of the three counts above (the transactional stream is the rest). Rows written
+     * before 0030 have none: their mail counts as transactional.
+     */
+    marketingSent: integer().notNull().default(0),
+    marketingBounces: integer().notNull().default(0),
+    marketingComplaints: integer().notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.hour] })],
 )
 
 /**
- * Times the guard paused a project's sending. At most one open row (`lifted_at` null) per project; the
- * paused state itself is mirrored on `projects.sending_paused_reason` so the per-request check costs nothing.
+ * Times the guard paused a project's sending: its marketing stream (`scope` MARKETING, mirrored on
+ * `projects.marketing_paused_reason`) or all of it (`scope` PROJECT, mirrored on `projects.sending_paused_reason`),
+ * so the per-request check costs nothing. At most one open row (`lifted_at` null) per project and scope.
  */
 export const projectSuspensions = pgTable(
   'project_suspensions',
@@ -45,10 +53,12 @@ export const projectSuspensions = pgTable(
     projectId: uuid()
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
+    /** `MARKETING` (that stream only) or `PROJECT` (everything); rows before 0030 are all `PROJECT`. */
+    scope: text().notNull().default('PROJECT'),
     /** `BOUNCE_RATE` or `COMPLAINT_RATE`: the first threshold crossed. */
     reason: text().notNull(),
     message: text().notNull(),
-    /** The guard window's numbers when it paused. Rates in percent. */
+    /** The guard window's numbers (of the paused scope's stream) when it paused. Rates in percent. */
     sent: integer().notNull(),
     bounces: integer().notNull(),
     complaints: integer().notNull(),
@@ -64,9 +74,12 @@ export const projectSuspensions = pgTable(
     baselineSent: integer().notNull().default(0),
     baselineBounces: integer().notNull().default(0),
     baselineComplaints: integer().notNull().default(0),
+    baselineMarketingSent: integer().notNull().default(0),
+    baselineMarketingBounces: integer().notNull().default(0),
+    baselineMarketingComplaints: integer().notNull().default(0),
   },
   (table) => [
     index().on(table.projectId, table.createdAt),
-    uniqueIndex('project_suspensions_open_idx').on(table.projectId).where(sql`${table.liftedAt} IS NULL`),
+    uniqueIndex('project_suspensions_open_idx').on(table.projectId, table.scope).where(sql`${table.liftedAt} IS NULL`),
   ],
 )

@@ -37,7 +37,7 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
     if (!campaign) return undefined
     const project = await tx.execute<ProjectSending>(sql`
       SELECT greatest(coalesce(campaign_slot_at, now()), now()) AS slot, tracking,
-        ${sendingHeld(sql`projects`)} AS held
+        ${sendingHeld(sql`projects`, sql`true`)} AS held
       FROM projects WHERE id = ${campaign.projectId} FOR UPDATE`)
     const sending = project.rows[0]
     if (!sending) return undefined
@@ -51,6 +51,8 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
     const chunkSize = campaign.fanOutContactId ? fanOutChunkSize : firstFanOutChunkSize
     const marketing = campaign.type !== 'TRANSACTIONAL'
     const tracked = sending.tracking === 'ENABLED' || (sending.tracking === 'MARKETING_ONLY' && marketing)
+    // Every campaign is the reputation guard's marketing stream, whatever its content type: it is list mail, where
+    // bounces come from, and a type must not let it slip past a marketing pause.
     const priority = bulkPriority + (sending.held ? heldPriorityOffset : 0)
     const result = await tx.execute<{ queued: number }>(sql`
       WITH batch AS MATERIALIZED (
@@ -65,10 +67,10 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
         LIMIT ${chunkSize}
       ), inserted AS (
         INSERT INTO emails (id, project_id, contact_id, campaign_id, source_type, priority, from_email, from_name,
-          reply_to, to_email, subject, html, message_id, tracked, next_attempt_at)
+          reply_to, to_email, subject, html, message_id, tracked, marketing_stream, next_attempt_at)
         SELECT b.email_id, ${campaign.projectId}, b.id, ${campaign.id}, 'CAMPAIGN', ${priority}, ${campaign.from},
           ${campaign.fromName}, ${campaign.replyTo}, b.email, ${campaign.subject}, '',
-          b.email_id::text || ${`@${domainOf(campaign.from)}`}, ${tracked},
+          b.email_id::text || ${`@${domainOf(campaign.from)}`}, ${tracked}, true,
           ${sending.slot}::timestamptz + make_interval(secs => (b.position - 1) * ${spacing}::float8)
         FROM batch AS b
         RETURNING 1

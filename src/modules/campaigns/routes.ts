@@ -43,8 +43,11 @@ const done = (message: string) => ({ success: true as const, message })
 /** Single-campaign answers use Plunk's `{success, data}` envelope (plunk-compat.md §1.2); the list does not. */
 export function registerCampaignRoutes(app: App, ctx: AppContext): void {
   const route = { config: { auth: 'project' as const, role: 'MEMBER' as const } }
-  // Sending now or later, and test sends: a disabled project is refused (a paused one's mail waits at the outbox).
+  // Sending now or later, and test sends: a disabled project is refused.
   const sending = { config: { ...route.config, sending: true } }
+  // Sending now or later is the marketing stream: refused while the reputation guard holds it. A test send goes to
+  // a member as transactional mail, so an owner can check a fix (it waits only while all sending is paused).
+  const startsMarketing = { config: { ...sending.config, refusedWhilePaused: 'marketing' as const } }
   const tags = ['campaigns']
   const params = campaignIdParams
 
@@ -105,7 +108,7 @@ export function registerCampaignRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/campaigns/:id/send',
-    { ...sending, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
+    { ...startsMarketing, schema: { tags, params, body: campaignSendBody, response: { 200: campaignEnvelope } } },
     async (request) => {
       const projectId = projectOf(request)
       const { message } = await sendCampaign(ctx, projectId, request.params.id, request.body?.scheduledFor, {

@@ -35,8 +35,9 @@ export type NewEmail = {
   workflow?: { id: string; executionId: string }
   sourceType?: EmailSourceType
   /**
-   * Marketing mail is tracked under the project's `MARKETING_ONLY` mode. Defaults to every source but
-   * transactional; the send route sets it for mail from a MARKETING template.
+   * Marketing mail is tracked under the project's `MARKETING_ONLY` mode and is the reputation guard's marketing
+   * stream, held while that stream is paused. Defaults to every source but transactional; the send route and
+   * workflow steps set it for mail from a MARKETING template.
    */
   marketing?: boolean
   /** Lower goes first; defaults by source type so transactional mail overtakes a campaign backlog. */

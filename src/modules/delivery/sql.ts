@@ -21,11 +21,14 @@ export type OutboxWake = 'urgent' | 'bulk' | 'all'
 export const heldPriorityOffset = 16_384
 
 /**
- * Whether the outbox holds a project's mail, over the `projects` row named `project`: while it is disabled (a
- * failed payment) or the reputation guard pauses it. Every path that queues mail reads this one condition.
+ * Whether the outbox holds a project's mail of one stream, over the `projects` row named `project`: while it is
+ * disabled (a failed payment) or the reputation guard pauses all of its sending, and marketing mail (`marketing`,
+ * a boolean SQL expression) also while the guard pauses its marketing stream. Every path that queues mail reads
+ * this one condition.
  */
-export function sendingHeld(project: SQL): SQL {
-  return sql`(${project}.disabled OR ${project}.sending_paused_reason IS NOT NULL)`
+export function sendingHeld(project: SQL, marketing: SQL): SQL {
+  return sql`(${project}.disabled OR ${project}.sending_paused_reason IS NOT NULL
+    OR (${marketing} AND ${project}.marketing_paused_reason IS NOT NULL))`
 }
 
 export type ClaimedEmail = typeof emails.$inferSelect
@@ -60,12 +63,13 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
   await db.execute(sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, submitted_message_id, workflow_id,
-      workflow_execution_id, tracked, status, failed_at, last_error)
+      workflow_execution_id, tracked, marketing_stream, status, failed_at, last_error)
     SELECT v.id, v."projectId", v."contactId", v."templateId", v."campaignId", v."sourceType"::email_source_type,
-      v.priority + CASE WHEN ${sendingHeld(sql`p`)} THEN ${heldPriorityOffset} ELSE 0 END,
+      v.priority + CASE WHEN ${sendingHeld(sql`p`, sql`v.marketing`)} THEN ${heldPriorityOffset} ELSE 0 END,
       v."fromEmail", v."fromName", v."replyTo", v."toEmail", v."toName", v.subject, v.html,
       v.headers, v."messageId", v."submittedMessageId", v."workflowId", v."workflowExecutionId",
       coalesce(p.tracking = 'ENABLED' OR (p.tracking = 'MARKETING_ONLY' AND v.marketing), false),
+      v.marketing,
       CASE WHEN s.reason IS NULL THEN 'QUEUED' ELSE 'FAILED' END::email_status,
       CASE WHEN s.reason IS NULL THEN NULL ELSE now() END,
       CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
@@ -104,7 +108,8 @@ function dueEmails(lowest: number, beyond: number) {
   return sql`
     SELECT e.id, e.project_id, e.to_email FROM emails AS e
     WHERE e.status = 'QUEUED' AND e.priority >= ${lowest} AND e.priority < ${beyond} AND e.next_attempt_at <= now()
-      AND NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = e.project_id AND ${sendingHeld(sql`p`)})
+      AND NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = e.project_id
+        AND ${sendingHeld(sql`p`, sql`e.marketing_stream`)})
     ORDER BY e.priority, e.next_attempt_at`
 }
 
@@ -164,8 +169,15 @@ export async function claimEmails(db: Executor, limits: ClaimLimits, leaseSecond
   return { emails: claimed, withAttachments, urgent, bulk: result.rows.length - urgent }
 }
 
-/** Moves the held projects' queued emails out of the claim's range (see `heldPriorityOffset`). */
-export async function holdQueuedEmails(db: Executor, projectIds: readonly string[]): Promise<void> {
+/**
+ * Moves the held projects' queued emails out of the claim's range (see `heldPriorityOffset`): all of them, or only
+ * their marketing stream's.
+ */
+export async function holdQueuedEmails(
+  db: Executor,
+  projectIds: readonly string[],
+  stream: 'all' | 'marketing' = 'all',
+): Promise<void> {
   if (projectIds.length === 0) return
   await db
     .update(emails)
@@ -175,13 +187,15 @@ export async function holdQueuedEmails(db: Executor, projectIds: readonly string
         inArray(emails.projectId, [...projectIds]),
         eq(emails.status, 'QUEUED'),
         lt(emails.priority, heldPriorityOffset),
+        stream === 'marketing' ? eq(emails.marketingStream, true) : undefined,
       ),
     )
 }
 
 /**
- * Puts a project's held emails back in the claim's range, in their old order, once nothing holds it any more: a
- * project both disabled and paused keeps its mail held until both are lifted, whichever is lifted first.
+ * Puts a project's held emails back in the claim's range, in their old order, once nothing holds them any more: a
+ * project both disabled and paused keeps its mail held until both are lifted, whichever is lifted first, and its
+ * marketing mail stays held while its marketing stream is still paused.
  */
 export async function releaseHeldEmails(db: Executor, projectId: string): Promise<void> {
   await db
@@ -192,7 +206,8 @@ export async function releaseHeldEmails(db: Executor, projectId: string): Promis
         eq(emails.projectId, projectId),
         eq(emails.status, 'QUEUED'),
         gte(emails.priority, heldPriorityOffset),
-        sql`NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = ${projectId} AND ${sendingHeld(sql`p`)})`,
+        sql`NOT EXISTS (SELECT 1 FROM projects AS p WHERE p.id = ${projectId}
+          AND ${sendingHeld(sql`p`, sql`${emails.marketingStream}`)})`,
       ),
     )
 }

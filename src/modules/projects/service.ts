@@ -16,6 +16,7 @@ const authColumns = {
   disabled: projects.disabled,
   disabledReason: projects.disabledReason,
   sendingPausedReason: projects.sendingPausedReason,
+  marketingPausedReason: projects.marketingPausedReason,
 }
 
 const viewColumns = {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 
 export type WindowCounts = { sent: number; bounces: number; complaints: number }
@@ -9,7 +9,7 @@ export function percent(part: number, whole: number): number {
   return whole > 0 ? (part * 100) / whole : 0
 }
 
-type RateWindow = {
+export type RateWindow = {
   total: number
   bounces: number
   complaints: number
@@ -27,45 +27,76 @@ function rateWindow(counts: WindowCounts): RateWindow {
   }
 }
 
-export type ProjectRates = { twentyFourHour: RateWindow; sevenDay: RateWindow; allTime: RateWindow }
+/** A window's counts back from its view, for judging. */
+export function countsOf(window: RateWindow): WindowCounts {
+  return { sent: window.total, bounces: window.bounces, complaints: window.complaints }
+}
 
-type RatesRow = {
-  day_sent: number
-  day_bounces: number
-  day_complaints: number
-  week_sent: number
-  week_bounces: number
-  week_complaints: number
-  all_sent: number
-  all_bounces: number
-  all_complaints: number
+export type Windows = { twentyFourHour: RateWindow; sevenDay: RateWindow; allTime: RateWindow }
+
+/** The project's windows over all of its mail, and over each stream's. */
+export type ProjectRates = Windows & { marketing: Windows; transactional: Windows }
+
+const windowNames = { day: 'twentyFourHour', week: 'sevenDay', all: 'allTime' } as const
+type WindowKey = keyof typeof windowNames
+const columns = ['sent', 'bounces', 'complaints', 'marketing_sent', 'marketing_bounces', 'marketing_complaints']
+
+// One aggregate per window and rollup column, named `<window>_<column>`.
+function aggregates(): SQL {
+  const bound: Record<WindowKey, SQL | undefined> = {
+    day: sql`c.hour >= b.day`,
+    week: sql`c.hour >= b.week`,
+    all: undefined,
+  }
+  const parts = (Object.keys(windowNames) as WindowKey[]).flatMap((key) =>
+    columns.map((column) => {
+      const total = bound[key]
+        ? sql`sum(c.${sql.identifier(column)}) FILTER (WHERE ${bound[key]})`
+        : sql`sum(c.${sql.identifier(column)})`
+      // All time may pass int's range in a large project: as float8, exact to 2^53.
+      return sql`COALESCE(${total}, 0)::bigint::float8 AS ${sql.identifier(`${key}_${column}`)}`
+    }),
+  )
+  return sql.join(parts, sql`, `)
 }
 
 /**
- * 24 h, 7 days and all time from the hourly rollup, in one pass over the project's rows (one per hour with
- * mail: under 9,000 a year). Windows are whole hours: the current hour plus the 23 (or 167) before it.
+ * 24 h, 7 days and all time from the hourly rollup, for all mail and per stream, in one pass over the project's
+ * rows (one per hour with mail: under 9,000 a year). Windows are whole hours: the current hour plus the 23 (or 167)
+ * before it.
  */
 export async function projectRates(db: Executor, projectId: string): Promise<ProjectRates> {
-  const result = await db.execute<RatesRow>(sql`
+  const result = await db.execute<Record<string, number>>(sql`
     WITH bounds AS (SELECT date_trunc('hour', now(), 'UTC') - interval '23 hours' AS day,
                            date_trunc('hour', now(), 'UTC') - interval '167 hours' AS week)
-    SELECT
-      COALESCE(sum(c.sent) FILTER (WHERE c.hour >= b.day), 0)::int AS day_sent,
-      COALESCE(sum(c.bounces) FILTER (WHERE c.hour >= b.day), 0)::int AS day_bounces,
-      COALESCE(sum(c.complaints) FILTER (WHERE c.hour >= b.day), 0)::int AS day_complaints,
-      COALESCE(sum(c.sent) FILTER (WHERE c.hour >= b.week), 0)::int AS week_sent,
-      COALESCE(sum(c.bounces) FILTER (WHERE c.hour >= b.week), 0)::int AS week_bounces,
-      COALESCE(sum(c.complaints) FILTER (WHERE c.hour >= b.week), 0)::int AS week_complaints,
-      COALESCE(sum(c.sent), 0)::bigint::float8 AS all_sent,
-      COALESCE(sum(c.bounces), 0)::bigint::float8 AS all_bounces,
-      COALESCE(sum(c.complaints), 0)::bigint::float8 AS all_complaints
+    SELECT ${aggregates()}
     FROM bounds b LEFT JOIN reputation_counts c ON c.project_id = ${projectId}
     GROUP BY b.day, b.week`)
   const row = result.rows[0]
   if (!row) throw new Error('rates query returned no row')
-  return {
-    twentyFourHour: rateWindow({ sent: row.day_sent, bounces: row.day_bounces, complaints: row.day_complaints }),
-    sevenDay: rateWindow({ sent: row.week_sent, bounces: row.week_bounces, complaints: row.week_complaints }),
-    allTime: rateWindow({ sent: row.all_sent, bounces: row.all_bounces, complaints: row.all_complaints }),
+  const value = (key: WindowKey, column: string) => Number(row[`${key}_${column}`] ?? 0)
+  const windows = (counts: (key: WindowKey) => WindowCounts): Windows => ({
+    twentyFourHour: rateWindow(counts('day')),
+    sevenDay: rateWindow(counts('week')),
+    allTime: rateWindow(counts('all')),
+  })
+  const all = (key: WindowKey) => ({
+    sent: value(key, 'sent'),
+    bounces: value(key, 'bounces'),
+    complaints: value(key, 'complaints'),
+  })
+  const marketing = (key: WindowKey) => ({
+    sent: value(key, 'marketing_sent'),
+    bounces: value(key, 'marketing_bounces'),
+    complaints: value(key, 'marketing_complaints'),
+  })
+  const transactional = (key: WindowKey) => {
+    const [total, part] = [all(key), marketing(key)]
+    return {
+      sent: total.sent - part.sent,
+      bounces: total.bounces - part.bounces,
+      complaints: total.complaints - part.complaints,
+    }
   }
+  return { ...windows(all), marketing: windows(marketing), transactional: windows(transactional) }
 }

@@ -4,8 +4,8 @@ import type { Database, Executor } from '../../db/client.js'
 import { memberships, projectSuspensions, projects, reputationCounts } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import { releaseHeldEmails } from '../delivery/sql.js'
-import { judge } from './guard.js'
-import { projectRates } from './rates.js'
+import { judge, type Limits, warningLimits } from './guard.js'
+import { countsOf, projectRates, type Windows } from './rates.js'
 import type { SecurityView, SuspensionView } from './schemas.js'
 
 const recentSuspensions = 20
@@ -14,6 +14,7 @@ async function recentSuspensionsOf(db: Executor, projectId: string): Promise<Sus
   const rows = await db
     .select({
       id: projectSuspensions.id,
+      scope: projectSuspensions.scope,
       reason: projectSuspensions.reason,
       message: projectSuspensions.message,
       sent: projectSuspensions.sent,
@@ -29,32 +30,59 @@ async function recentSuspensionsOf(db: Executor, projectId: string): Promise<Sus
     .where(eq(projectSuspensions.projectId, projectId))
     .orderBy(desc(projectSuspensions.createdAt))
     .limit(recentSuspensions)
-  return rows.map((row) => ({ ...row, reason: row.reason === 'COMPLAINT_RATE' ? 'COMPLAINT_RATE' : 'BOUNCE_RATE' }))
+  return rows.map((row) => ({
+    ...row,
+    scope: row.scope === 'MARKETING' ? 'MARKETING' : 'PROJECT',
+    reason: row.reason === 'COMPLAINT_RATE' ? 'COMPLAINT_RATE' : 'BOUNCE_RATE',
+  }))
+}
+
+type StreamView = SecurityView['streams']['marketing']
+
+function streamView(windows: Windows, pausedReason: string | null, limits: Limits): StreamView {
+  return {
+    sending: pausedReason ? 'PAUSED' : 'ACTIVE',
+    pausedReason,
+    isHealthy: !pausedReason && !judge(countsOf(windows.sevenDay), limits),
+    ...windows,
+  }
 }
 
 /** Rates, thresholds, state and recent pauses of a project the caller is already known to reach. */
 export async function getProjectSecurity(db: Executor, config: Config, projectId: string): Promise<SecurityView> {
   const [project] = await db
-    .select({ disabled: projects.disabled, pausedReason: projects.sendingPausedReason })
+    .select({
+      disabled: projects.disabled,
+      pausedReason: projects.sendingPausedReason,
+      marketingPausedReason: projects.marketingPausedReason,
+    })
     .from(projects)
     .where(eq(projects.id, projectId))
   if (!project) throw notFound('Project')
   const [rates, suspensions] = await Promise.all([projectRates(db, projectId), recentSuspensionsOf(db, projectId)])
-  const week = rates.sevenDay
+  const { marketing, transactional, ...all } = rates
   const thresholds = config.reputation
+  const warning = warningLimits(thresholds)
+  const streams = {
+    // Marketing mail is held by its own pause and by the pause of all sending.
+    marketing: streamView(marketing, project.marketingPausedReason ?? project.pausedReason, warning),
+    transactional: streamView(transactional, project.pausedReason, warning),
+  }
   return {
     projectId,
     sending: project.pausedReason ? 'PAUSED' : 'ACTIVE',
     pausedReason: project.pausedReason,
     isDisabled: project.disabled,
     isHealthy:
-      !project.pausedReason &&
-      !judge({ sent: week.total, bounces: week.bounces, complaints: week.complaints }, thresholds),
-    ...rates,
+      streams.marketing.isHealthy && streams.transactional.isHealthy && !judge(countsOf(all.sevenDay), warning),
+    ...all,
+    streams,
     thresholds: {
       enabled: thresholds.enabled,
       bounceRate: thresholds.bounceRatePercent,
       complaintRate: thresholds.complaintRatePercent,
+      ceilingBounceRate: thresholds.ceilingBounceRatePercent,
+      ceilingComplaintRate: thresholds.ceilingComplaintRatePercent,
       minimumSent: thresholds.minSent,
     },
     suspensions,
@@ -82,9 +110,10 @@ export async function getMemberProjectSecurity(
 }
 
 /**
- * Lifts the pause (owners only). Records who lifted it and the current hour's rollup as the guard's new
- * baseline, so only events after the lift can pause the project again. Resuming an active project changes
- * nothing. Returns whether a pause was lifted (the caller then wakes the outbox for the held emails).
+ * Lifts every open pause of the project, of the marketing stream and of all sending (owners only). Records who
+ * lifted them and the current hour's rollup as the guard's new baseline, so only events after the lift can pause
+ * the project again. Resuming an active project changes nothing. Returns whether a pause was lifted (the caller
+ * then wakes the outbox for the held emails).
  */
 export async function resumeProjectSending(db: Database, userId: string, projectId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
@@ -92,16 +121,19 @@ export async function resumeProjectSending(db: Database, userId: string, project
       throw new AppError('FORBIDDEN', 'Only a project owner can resume sending')
     }
     const [project] = await tx
-      .select({ pausedReason: projects.sendingPausedReason })
+      .select({ pausedReason: projects.sendingPausedReason, marketingPausedReason: projects.marketingPausedReason })
       .from(projects)
       .where(eq(projects.id, projectId))
       .for('update')
-    if (!project?.pausedReason) return false
+    if (!project?.pausedReason && !project?.marketingPausedReason) return false
     const [baseline] = await tx
       .select({
         sent: reputationCounts.sent,
         bounces: reputationCounts.bounces,
         complaints: reputationCounts.complaints,
+        marketingSent: reputationCounts.marketingSent,
+        marketingBounces: reputationCounts.marketingBounces,
+        marketingComplaints: reputationCounts.marketingComplaints,
       })
       .from(reputationCounts)
       .where(
@@ -118,9 +150,15 @@ export async function resumeProjectSending(db: Database, userId: string, project
         baselineSent: baseline?.sent ?? 0,
         baselineBounces: baseline?.bounces ?? 0,
         baselineComplaints: baseline?.complaints ?? 0,
+        baselineMarketingSent: baseline?.marketingSent ?? 0,
+        baselineMarketingBounces: baseline?.marketingBounces ?? 0,
+        baselineMarketingComplaints: baseline?.marketingComplaints ?? 0,
       })
       .where(and(eq(projectSuspensions.projectId, projectId), isNull(projectSuspensions.liftedAt)))
-    await tx.update(projects).set({ sendingPausedReason: null }).where(eq(projects.id, projectId))
+    await tx
+      .update(projects)
+      .set({ sendingPausedReason: null, marketingPausedReason: null })
+      .where(eq(projects.id, projectId))
     await releaseHeldEmails(tx, projectId)
     return true
   })

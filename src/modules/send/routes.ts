@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import type { App } from '../../http/app-type.js'
-import { projectOf } from '../../http/project.js'
+import { authProjectOf } from '../../http/project.js'
 import { idempotencyClaim } from '../idempotency/header.js'
 import { maxMessageBytes } from './attachments.js'
 import { sendBody, sendResult } from './schemas.js'
@@ -14,7 +14,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/v1/send',
     {
-      config: { auth: 'secret', sending: true, refusedWhilePaused: true },
+      config: { auth: 'secret', sending: true, refusedWhilePaused: 'transactional' },
       bodyLimit: sendBodyLimitBytes,
       schema: {
         tags: ['public API'],
@@ -24,7 +24,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const claim = idempotencyClaim(request, ctx.config.idempotencyTtlHours)
-      const data = await sendTransactional(ctx, projectOf(request), request.body, claim)
+      const data = await sendTransactional(ctx, authProjectOf(request), request.body, claim)
       return { success: true as const, data }
     },
   )

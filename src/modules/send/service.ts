@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js'
+import { type AuthProject, assertStreamSending } from '../../http/auth.js'
 import { wakeOutbox } from '../delivery/service.js'
 import { assertSenderAllowedBatched } from '../domains/service.js'
 import type { IdempotencyClaim } from '../idempotency/service.js'
@@ -23,11 +24,14 @@ function recipientsOf(to: SendBody['to']): { email: string; name: string | null 
  */
 export async function sendTransactional(
   ctx: AppContext,
-  projectId: string,
+  project: Pick<AuthProject, 'id' | 'sendingPausedReason' | 'marketingPausedReason'>,
   body: SendBody,
   claim: IdempotencyClaim | undefined,
 ): Promise<SendResult> {
+  const projectId = project.id
   const content = await resolveSendContent(ctx.db, projectId, body)
+  // Mail of a MARKETING template is the marketing stream: refused while the guard holds it, like a campaign.
+  if (content.marketing) assertStreamSending(project, 'marketing')
   await assertSenderAllowedBatched(ctx.db, ctx.config, projectId, content.from.email)
   const attachments = decodeAttachments(
     body.attachments,
