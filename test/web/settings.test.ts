@@ -245,6 +245,43 @@ suite(name, { timeout }, () => {
       .from(projects)
       .where(eq(projects.id, project.id))
     expect(row2?.paused).toBeNull()
+
+    // A pause of the marketing stream alone says what still goes out, and shows each stream's state.
+    await server.ctx.db
+      .update(projects)
+      .set({ marketingPausedReason: 'The 7-day marketing bounce rate reached 9%.' })
+      .where(eq(projects.id, project.id))
+    await page.reload()
+    const marketing = page.getByRole('status').filter({ hasText: 'Marketing sending is paused' })
+    await marketing.waitFor()
+    expect(await marketing.textContent()).toContain(
+      'The 7-day marketing bounce rate reached 9%. Campaigns cannot start, and marketing emails queued meanwhile are held until sending resumes. Transactional mail (password resets, receipts, SMTP relay) still goes out.',
+    )
+    const streams = page.getByRole('table', { name: 'Rates by stream' })
+    const stream = (name: string) =>
+      streams.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) })
+    expect(
+      await stream('Marketing')
+        .getByText(/^(Active|Paused)$/)
+        .textContent(),
+    ).toBe('Paused')
+    expect(
+      await stream('Transactional')
+        .getByText(/^(Active|Paused)$/)
+        .textContent(),
+    ).toBe('Active')
+    await page.getByRole('button', { name: 'Resume sending' }).click()
+    await page.getByRole('status').filter({ hasText: 'Sending is active' }).waitFor()
+    expect(
+      await stream('Marketing')
+        .getByText(/^(Active|Paused)$/)
+        .textContent(),
+    ).toBe('Active')
+    const [row3] = await server.ctx.db
+      .select({ paused: projects.marketingPausedReason })
+      .from(projects)
+      .where(eq(projects.id, project.id))
+    expect(row3?.paused).toBeNull()
   })
 
   it('every setup and settings page passes an axe check with no serious or critical violation', async () => {
