@@ -2,12 +2,13 @@ import { sql } from 'drizzle-orm'
 import { createTransport } from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { wakeCampaignsLoop } from '../../src/modules/campaigns/wake.js'
-import { heldPriorityOffset } from '../../src/modules/delivery/sql.js'
+import { wakeOutbox } from '../../src/modules/delivery/service.js'
+import { heldPriorityOffset, holdQueuedEmails, releaseHeldEmails } from '../../src/modules/delivery/sql.js'
 import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
 import type { SecurityView } from '../../src/modules/reputation/schemas.js'
 import { addMembers, campaignBody, createCampaignOk, insertSegment } from '../campaigns/campaign-fixtures.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
-import { eventually } from '../helpers/emails.js'
+import { enqueue, eventually, testEmail } from '../helpers/emails.js'
 import { type Account, bearer, callAs, createAccount, createContact } from '../helpers/factories.js'
 import { notFoundBody } from '../helpers/scoping.js'
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
@@ -364,6 +365,45 @@ describe('a project with 9 % hard bounces on its marketing mail', () => {
     const again = await segmentCampaign(owner, from, 'Again', await insertContacts(owner.project.id, 'again', 1))
     expect((await callAs(server(), owner)('POST', `/campaigns/${again.id}/send`)).statusCode).toBe(200)
     await arrived('again-1@example.org')
+  })
+})
+
+describe('a project whose marketing is paused and which is disabled too', () => {
+  it('the outbox holds its marketing mail, even outside the hold range; enabling releases only transactional mail', async () => {
+    const { account, from } = await sender('both')
+    const projectId = account.project.id
+    // As the guard and a failed payment leave it (billing/webhook.ts holds every queued email the same way).
+    await server().ctx.pool.query(
+      "UPDATE projects SET marketing_paused_reason = 'marketing bounce rate', disabled = true WHERE id = $1",
+      [projectId],
+    )
+    await enqueue(server(), projectId, [
+      testEmail({ from: { email: from }, to: { email: 'both-receipt@example.net' } }),
+      testEmail({ from: { email: from }, to: { email: 'both-promo@example.net' }, marketing: true }),
+    ])
+    await server().ctx.db.transaction((tx) => holdQueuedEmails(tx, [projectId]))
+    expect(await emailRows(projectId, sql`true`)).toEqual([
+      { to_email: 'both-promo@example.net', status: 'QUEUED', attempts: 0, held: true },
+      { to_email: 'both-receipt@example.net', status: 'QUEUED', attempts: 0, held: true },
+    ])
+
+    // A paid invoice: the project is enabled and its held mail released, but marketing mail is still paused.
+    await server().ctx.db.transaction(async (tx) => {
+      await tx.execute(sql`UPDATE projects SET disabled = false WHERE id = ${projectId}`)
+      await releaseHeldEmails(tx, projectId)
+    })
+    wakeOutbox(server().ctx.pool, 'all')
+    await arrived('both-receipt@example.net')
+    // An email that missed the hold range (a transaction racing the pause) is still held by the claim itself.
+    await server().ctx.pool.query('UPDATE emails SET priority = 0 WHERE project_id = $1 AND status = $2', [
+      projectId,
+      'QUEUED',
+    ])
+    await settle(1_500)
+    expect(receivedBy('both-promo@example.net')).toEqual([])
+    expect(await emailRows(projectId, sql`to_email = 'both-promo@example.net'`)).toEqual([
+      { to_email: 'both-promo@example.net', status: 'QUEUED', attempts: 0, held: false },
+    ])
   })
 })
 
