@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 
 export type WindowCounts = { sent: number; bounces: number; complaints: number }
@@ -37,66 +37,67 @@ export type Windows = { twentyFourHour: RateWindow; sevenDay: RateWindow; allTim
 /** The project's windows over all of its mail, and over each stream's. */
 export type ProjectRates = Windows & { marketing: Windows; transactional: Windows }
 
-const windowNames = { day: 'twentyFourHour', week: 'sevenDay', all: 'allTime' } as const
-type WindowKey = keyof typeof windowNames
-const columns = ['sent', 'bounces', 'complaints', 'marketing_sent', 'marketing_bounces', 'marketing_complaints']
+type Columns = {
+  sent: number
+  bounces: number
+  complaints: number
+  mSent: number
+  mBounces: number
+  mComplaints: number
+}
+type BucketRow = Columns & { bucket: number }
 
-// One aggregate per window and rollup column, named `<window>_<column>`.
-function aggregates(): SQL {
-  const bound: Record<WindowKey, SQL | undefined> = {
-    day: sql`c.hour >= b.day`,
-    week: sql`c.hour >= b.week`,
-    all: undefined,
+const none: Columns = { sent: 0, bounces: 0, complaints: 0, mSent: 0, mBounces: 0, mComplaints: 0 }
+
+function add(a: Columns, b: Columns): Columns {
+  return {
+    sent: a.sent + b.sent,
+    bounces: a.bounces + b.bounces,
+    complaints: a.complaints + b.complaints,
+    mSent: a.mSent + b.mSent,
+    mBounces: a.mBounces + b.mBounces,
+    mComplaints: a.mComplaints + b.mComplaints,
   }
-  const parts = (Object.keys(windowNames) as WindowKey[]).flatMap((key) =>
-    columns.map((column) => {
-      const total = bound[key]
-        ? sql`sum(c.${sql.identifier(column)}) FILTER (WHERE ${bound[key]})`
-        : sql`sum(c.${sql.identifier(column)})`
-      // All time may pass int's range in a large project: as float8, exact to 2^53.
-      return sql`COALESCE(${total}, 0)::bigint::float8 AS ${sql.identifier(`${key}_${column}`)}`
-    }),
-  )
-  return sql.join(parts, sql`, `)
 }
 
 /**
  * 24 h, 7 days and all time from the hourly rollup, for all mail and per stream, in one pass over the project's
  * rows (one per hour with mail: under 9,000 a year). Windows are whole hours: the current hour plus the 23 (or 167)
- * before it.
+ * before it. The rows are summed into three disjoint buckets (the last day, the rest of the week, older) and the
+ * windows added up from them: six sums instead of eighteen filtered ones, which took twice as long.
  */
 export async function projectRates(db: Executor, projectId: string): Promise<ProjectRates> {
-  const result = await db.execute<Record<string, number>>(sql`
-    WITH bounds AS (SELECT date_trunc('hour', now(), 'UTC') - interval '23 hours' AS day,
-                           date_trunc('hour', now(), 'UTC') - interval '167 hours' AS week)
-    SELECT ${aggregates()}
-    FROM bounds b LEFT JOIN reputation_counts c ON c.project_id = ${projectId}
-    GROUP BY b.day, b.week`)
-  const row = result.rows[0]
-  if (!row) throw new Error('rates query returned no row')
-  const value = (key: WindowKey, column: string) => Number(row[`${key}_${column}`] ?? 0)
+  const result = await db.execute<BucketRow>(sql`
+    SELECT CASE WHEN c.hour >= date_trunc('hour', now(), 'UTC') - interval '23 hours' THEN 0
+                WHEN c.hour >= date_trunc('hour', now(), 'UTC') - interval '167 hours' THEN 1 ELSE 2 END AS bucket,
+      -- All time may pass int's range in a large project: as float8, exact to 2^53.
+      sum(c.sent)::float8 AS sent, sum(c.bounces)::float8 AS bounces, sum(c.complaints)::float8 AS complaints,
+      sum(c.marketing_sent)::float8 AS "mSent", sum(c.marketing_bounces)::float8 AS "mBounces",
+      sum(c.marketing_complaints)::float8 AS "mComplaints"
+    FROM reputation_counts c WHERE c.project_id = ${projectId}
+    GROUP BY 1`)
+  const bucket = (n: number) => result.rows.find((row) => Number(row.bucket) === n) ?? none
+  const day = add(none, bucket(0))
+  const week = add(day, bucket(1))
+  const all = add(week, bucket(2))
+  const byWindow = { day, week, all }
+  type WindowKey = keyof typeof byWindow
   const windows = (counts: (key: WindowKey) => WindowCounts): Windows => ({
     twentyFourHour: rateWindow(counts('day')),
     sevenDay: rateWindow(counts('week')),
     allTime: rateWindow(counts('all')),
   })
-  const all = (key: WindowKey) => ({
-    sent: value(key, 'sent'),
-    bounces: value(key, 'bounces'),
-    complaints: value(key, 'complaints'),
-  })
-  const marketing = (key: WindowKey) => ({
-    sent: value(key, 'marketing_sent'),
-    bounces: value(key, 'marketing_bounces'),
-    complaints: value(key, 'marketing_complaints'),
-  })
-  const transactional = (key: WindowKey) => {
-    const [total, part] = [all(key), marketing(key)]
-    return {
-      sent: total.sent - part.sent,
-      bounces: total.bounces - part.bounces,
-      complaints: total.complaints - part.complaints,
-    }
+  const total = (key: WindowKey) => {
+    const c = byWindow[key]
+    return { sent: c.sent, bounces: c.bounces, complaints: c.complaints }
   }
-  return { ...windows(all), marketing: windows(marketing), transactional: windows(transactional) }
+  const marketing = (key: WindowKey) => {
+    const c = byWindow[key]
+    return { sent: c.mSent, bounces: c.mBounces, complaints: c.mComplaints }
+  }
+  const transactional = (key: WindowKey) => {
+    const c = byWindow[key]
+    return { sent: c.sent - c.mSent, bounces: c.bounces - c.mBounces, complaints: c.complaints - c.mComplaints }
+  }
+  return { ...windows(total), marketing: windows(marketing), transactional: windows(transactional) }
 }
