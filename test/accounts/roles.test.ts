@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js'
 const adminRoutes = [
   'POST /domains',
   'GET /domains/:id/verify',
+  'GET /domains/:id/audit',
+  'PUT /domains/:id/return-path',
   'DELETE /domains/:id',
   'POST /templates',
   'PATCH /templates/:id',

@@ -56,7 +56,7 @@ export async function checkDomain(server: TestServer, account: Account, domainId
  * Publishes every record the domain lists, required and recommended (SPF, DMARC), and an MX for its bounces, as
  * a careful user has: its audit then has no errors, so the pre-send check lets its campaigns go.
  */
-function publishAllRecords(dns: TestDnsServer, domain: DomainView): void {
+export function publishAllRecords(dns: TestDnsServer, domain: DomainView): void {
   dns.set(domain.domain, 'MX', [{ exchange: `mx.${domain.domain}`, priority: 10 }])
   for (const record of domain.records) {
     if (record.type === 'MX') dns.set(record.name, 'MX', [{ exchange: record.value, priority: record.priority ?? 10 }])

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { expect, vi } from 'vitest'
-import { addDomain, publishDkim, type ServerWithDns } from '../helpers/domains.js'
+import { addDomain, publishAllRecords, type ServerWithDns } from '../helpers/domains.js'
 import { eventually } from '../helpers/emails.js'
 import { type Account, callAs, createContact, uniqueEmail } from '../helpers/factories.js'
 import type { SmtpSink } from '../helpers/smtp-sink.js'
@@ -116,11 +116,11 @@ export async function walkEveryTool(client: Client, walk: WalkEnv): Promise<void
   expect(annotations.send_email).toMatchObject({ destructiveHint: false, idempotentHint: false, openWorldHint: true })
   expect(annotations.upsert_contact).toMatchObject({ destructiveHint: false, idempotentHint: true })
 
-  // Domains: add, publish the DKIM record the answer names, verify.
+  // Domains: add, publish the records the answer names (the campaign's pre-send check reads the audit), verify.
   const domainName = `mcp-${Math.random().toString(36).slice(2, 10)}.mailroom.test`
   const added = await ok(client, 'add_domain', { domain: domainName })
   expect(added).toMatchObject({ domain: domainName, status: 'PENDING' })
-  publishDkim(dns, added)
+  publishAllRecords(dns, added)
   expect(await ok(client, 'verify_domain', { id: added.id })).toMatchObject({ status: 'VERIFIED' })
   const domains = (await callTool(client, 'list_domains')).text
   expect(JSON.parse(domains)).toEqual([expect.objectContaining({ id: added.id, verified: true })])
