@@ -53,7 +53,11 @@ function headerOf(message: ReceivedMessage | undefined, name: string): string[] 
     .map((line) => line.slice(prefix.length).trim())
 }
 
-async function sentCampaign({ account, from }: Sender, body = '<p>Spring is here</p>') {
+async function sentCampaign(
+  { account, from }: Sender,
+  // The pre-send check refuses a campaign without an unsubscribe link.
+  body = '<p>Spring is here</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>',
+) {
   const contact = await createContact(env.server, account, { subscribed: true })
   const campaign = await createCampaignOk(env.server, account, campaignBody(from, { body }))
   expect((await callAs(env.server, account)('POST', `/campaigns/${campaign.id}/send`)).statusCode).toBe(200)
