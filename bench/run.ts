@@ -20,6 +20,7 @@ const benchmarks: Record<string, () => Promise<Benchmark>> = {
   'send-accept': async () => (await import('./benchmarks/send.js')).sendAccept,
   'send-batch': async () => (await import('./benchmarks/send.js')).sendBatch,
   track: async () => (await import('./benchmarks/track.js')).track,
+  click: async () => (await import('./benchmarks/click.js')).click,
   delivery: async () => (await import('./benchmarks/delivery.js')).delivery,
   relay: async () => (await import('./benchmarks/relay.js')).relay,
   campaign: async () => (await import('./benchmarks/campaign.js')).campaign,

@@ -1,6 +1,7 @@
 // Load generator, run as its own process (`tsx bench/lib/load.ts '<json>'`) so it never shares a CPU
 // scheduler slot or event loop with the server it measures. Prints one JSON line.
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
 export type LoadSpec = {
@@ -9,6 +10,11 @@ export type LoadSpec = {
   headers: Record<string, string>
   /** JSON body; every `{{email}}` becomes a fresh address per request so rows are not all the same contact. */
   body?: string
+  /**
+   * A file of paths on the url's host, one a line, taken in turn (one per request): many tracking links, so no single
+   * one reaches its rate limit. A file because a command-line argument holds at most 128 kB.
+   */
+  pathsFile?: string
   connections: number
   durationSeconds: number
   /** An open-loop load: this many requests per second over all connections, `amount` in all, then it stops. */
@@ -33,6 +39,7 @@ function percentile(sorted: Float64Array, fraction: number): number {
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec
+  const paths = spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : undefined
   const latencies: number[] = []
   const prefix = randomBytes(3).toString('hex')
   let counter = 0
@@ -48,9 +55,11 @@ async function main(): Promise<void> {
       {
         setupRequest: (request) => {
           counter += 1
+          const path = paths?.[counter % paths.length]
+          const withPath = path ? { ...request, path } : request
           return spec.body
-            ? { ...request, body: spec.body.replaceAll('{{email}}', `load-${prefix}-${counter}@example.com`) }
-            : request
+            ? { ...withPath, body: spec.body.replaceAll('{{email}}', `load-${prefix}-${counter}@example.com`) }
+            : withPath
         },
       },
     ],
