@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { subscriptionUrl } from '../../src/mail/outbound/subscription-links.js'
 import { applyTracking } from '../../src/mail/outbound/tracking-html.js'
-import { trackingOptions } from '../../src/mail/outbound/tracking-links.js'
+import { emailTracker } from '../../src/mail/outbound/tracking-links.js'
 import { addDomain } from '../helpers/domains.js'
 import { type Account, bearer, createAccount, createContact } from '../helpers/factories.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -92,10 +92,11 @@ describe('unsubscribes through a campaign email', () => {
 
   it('keep their campaign-named links out of click tracking', () => {
     const subject = { projectId: account.project.id, contactId: '7e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b' }
-    const options = trackingOptions({
+    const { options } = emailTracker({
       publicUrl,
       secret: server.config.secret,
       emailId: '5a4f3e2d-1c0b-4e7d-8c6b-7e2d1c0b9a8f',
+      projectId: account.project.id,
     })
     const link = subscriptionUrl(publicUrl, server.config.secret, 'unsubscribe', {
       ...subject,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { signLinkToken } from '../../src/mail/signed-links.js'
+import { legacyClickUrl } from '../../src/mail/outbound/tracking-links.js'
+import { signIds, signLinkToken } from '../../src/mail/signed-links.js'
 import { verifyDkim } from '../helpers/dkim.js'
 import { addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { enqueue, eventually, testEmail } from '../helpers/emails.js'
@@ -14,7 +15,8 @@ const publicUrl = 'https://track.example.org'
 const domain = 'news.example.com'
 const from = `hello@${domain}`
 const sale = 'https://shop.example.com/sale?a=1&b=2'
-const body = `<p>Hi</p><a href="https://shop.example.com/sale?a=1&amp;b=2">Sale</a>
+const article = `<p>${'News of the week, long enough to read over coffee. '.repeat(64)}</p>`
+const body = `<p>Hi</p><a href="https://shop.example.com/sale?a=1&amp;b=2">Sale</a>${article}
 <a href="{{unsubscribeUrl}}">Unsubscribe</a> <a href="{{manageUrl}}">Preferences</a> <a href="mailto:help@example.com">Help</a>`
 
 beforeAll(async () => {
@@ -35,12 +37,12 @@ const inject = (method: 'GET' | 'HEAD', path: string) => env.server.app.inject({
 const senders = new Map<string, string>()
 const senderOf = (owner: Account) => senders.get(owner.project.id) ?? from
 
-async function createTemplate(type: 'MARKETING' | 'TRANSACTIONAL', owner = account): Promise<string> {
+async function createTemplate(type: 'MARKETING' | 'TRANSACTIONAL', owner = account, html = body): Promise<string> {
   const response = await env.server.app.inject({
     method: 'POST',
     url: '/templates',
     headers: bearer(owner.secretKey),
-    payload: { name: type, subject: `${type} mail`, body, from: senderOf(owner), type },
+    payload: { name: type, subject: `${type} mail`, body: html, from: senderOf(owner), type },
   })
   expect(response.statusCode).toBe(201)
   return response.json().id
@@ -64,8 +66,8 @@ async function sendAndReceive(
   return { emailId: response.json().data.emails[0].email, message }
 }
 
-const sendMarketing = async (owner = account) =>
-  sendAndReceive({ template: await createTemplate('MARKETING', owner) }, owner)
+const sendMarketing = async (owner = account, html = body) =>
+  sendAndReceive({ template: await createTemplate('MARKETING', owner, html) }, owner)
 
 /** Paths (under PUBLIC_URL) of the tracking links in a received message. */
 function trackingPaths(message: ReceivedMessage): { clicks: string[]; pixel: string | undefined } {
@@ -105,11 +107,34 @@ async function engagementEvents(emailId: string, names = ['email.open', 'email.c
   return rows as { name: string; project_id: string; data: Record<string, unknown> }[]
 }
 
-/** Changes the first character of the token's signature half (the last one may only carry padding bits). */
+/** Changes a character of the token's signature: its last bytes (the very last character carries no padding bits). */
 function tamper(path: string): string {
-  const dot = path.lastIndexOf('.') + 1
-  const changed = path[dot] === 'A' ? 'B' : 'A'
-  return `${path.slice(0, dot)}${changed}${path.slice(dot + 1)}`
+  const at = path.length - 2
+  const changed = path[at] === 'A' ? 'B' : 'A'
+  return `${path.slice(0, at)}${changed}${path.slice(at + 1)}`
+}
+
+/** The token of a tracking path, decoded: 16 bytes of email id, then (clicks) 12 bytes of link id, then the signature. */
+const tokenBytes = (path: string) => Buffer.from(path.slice(path.lastIndexOf('/') + 1), 'base64url')
+const uuidBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex')
+
+async function setTracking(owner: Account, tracking: string) {
+  const response = await env.server.app.inject({
+    method: 'PATCH',
+    url: `/users/@me/projects/${owner.project.id}`,
+    headers: { cookie: owner.cookie },
+    payload: { tracking },
+  })
+  expect(response.statusCode).toBe(200)
+}
+
+/** A project of its own, sending from a verified domain of its own. */
+async function otherAccount(name: string): Promise<Account> {
+  const other = await createAccount(env.server, name)
+  const otherDomain = `${name.toLowerCase()}.example.com`
+  await addVerifiedDomain(env.server, env.dns, other, otherDomain)
+  senders.set(other.project.id, `hello@${otherDomain}`)
+  return other
 }
 
 describe('marketing mail', () => {
@@ -118,7 +143,8 @@ describe('marketing mail', () => {
     const html = String(message.parsed.html)
     const { clicks, pixel } = trackingPaths(message)
     expect(clicks).toHaveLength(1)
-    expect(pixel).toMatch(/^\/t\/open\/[\w-]+\.[\w-]+$/)
+    expect(clicks[0]).toMatch(/^\/t\/click\/[\w-]{48}$/)
+    expect(pixel).toMatch(/^\/t\/open\/[\w-]{32}$/)
     expect(html).not.toContain('https://shop.example.com')
     expect(html).toMatch(new RegExp(`href="${publicUrl}/unsubscribe/[\\w-]+\\.[\\w-]+"`))
     expect(html).toMatch(new RegExp(`href="${publicUrl}/manage/[\\w-]+\\.[\\w-]+"`))
@@ -292,9 +318,9 @@ describe('forged and tampered tokens', () => {
     })
   })
 
-  it('editing the link inside a click token to another URL does not redirect there', async () => {
-    const { emailId, message } = await sendMarketing()
-    const [click = ''] = trackingPaths(message).clicks
+  it('editing the link inside a click token of the former format to another URL does not redirect there', async () => {
+    const { emailId } = await sendMarketing()
+    const click = new URL(legacyClickUrl(publicUrl, env.server.config.secret, emailId, sale)).pathname
     const [payload, mac] = click.replace('/t/click/', '').split('.')
     const [id] = Buffer.from(payload ?? '', 'base64url')
       .toString()
@@ -317,16 +343,6 @@ describe('forged and tampered tokens', () => {
 })
 
 describe('tracking settings', () => {
-  async function setTracking(owner: Account, tracking: string) {
-    const response = await env.server.app.inject({
-      method: 'PATCH',
-      url: `/users/@me/projects/${owner.project.id}`,
-      headers: { cookie: owner.cookie },
-      payload: { tracking },
-    })
-    expect(response.statusCode).toBe(200)
-  }
-
   function expectUntracked(message: ReceivedMessage) {
     expect(trackingPaths(message)).toEqual({ clicks: [], pixel: undefined })
     expect(String(message.parsed.html)).toContain('href="https://shop.example.com/sale?a=1&amp;b=2"')
@@ -339,9 +355,7 @@ describe('tracking settings', () => {
   })
 
   it('a project with tracking DISABLED gets none, even on marketing mail; ENABLED tracks transactional mail too', async () => {
-    const other = await createAccount(env.server, 'Quiet')
-    await addVerifiedDomain(env.server, env.dns, other, 'quiet.example.com')
-    senders.set(other.project.id, 'hello@quiet.example.com')
+    const other = await otherAccount('Quiet')
     await setTracking(other, 'DISABLED')
     expectUntracked((await sendMarketing(other)).message)
 
@@ -355,5 +369,115 @@ describe('tracking settings', () => {
     expect(events.map((event) => event.project_id)).toEqual([other.project.id])
     const seen = await env.server.app.inject({ method: 'GET', url: '/events', headers: bearer(account.secretKey) })
     expect(seen.body).not.toContain(emailId)
+  })
+})
+
+describe('short click links (issue #33)', () => {
+  it('keep a tracked email within a few hundred bytes of the same email untracked, as received', async () => {
+    const newsletter = `<html><body><h1>Spring</h1><p><a href="https://shop.example.com/lists/spring">Read the list</a></p>
+${article}<p><a href="https://shop.example.com/events/reading">Book a seat</a></p>
+<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p></body></html>`
+    const template = await createTemplate('MARKETING', account, newsletter)
+    await setTracking(account, 'DISABLED')
+    const untracked = await sendAndReceive({ template })
+    await setTracking(account, 'MARKETING_ONLY')
+    const tracked = await sendAndReceive({ template })
+
+    const { clicks, pixel } = trackingPaths(tracked.message)
+    expect(clicks).toHaveLength(2)
+    expect(pixel).toBeDefined()
+    expect(trackingPaths(untracked.message)).toEqual({ clicks: [], pixel: undefined })
+    const bytes = (message: ReceivedMessage) => Buffer.byteLength(String(message.parsed.html))
+    const growth = bytes(tracked.message) - bytes(untracked.message)
+    // Two links of ~40 characters become ~80 each, and the pixel adds ~160: about 240 bytes.
+    expect(growth).toBeGreaterThan(0)
+    expect(growth).toBeLessThanOrEqual(300)
+    // Neither destination can be read from the email's HTML.
+    expect(String(tracked.message.parsed.html)).not.toContain('shop.example.com')
+  })
+
+  it('redirect with one lookup of the stored link and record the click; a project stores each link once', async () => {
+    const first = await sendMarketing()
+    const second = await sendMarketing()
+    const { rows } = await env.server.ctx.pool.query(
+      "SELECT url FROM tracked_links WHERE project_id = $1 AND url LIKE 'https://shop.example.com/sale%'",
+      [account.project.id],
+    )
+    expect(rows).toEqual([{ url: sale }])
+    const [click = ''] = trackingPaths(second.message).clicks
+    expect(click).not.toBe(trackingPaths(first.message).clicks[0])
+    await deliveredMinutesAgo(second.emailId)
+
+    const query = vi.spyOn(env.server.ctx.pool, 'query')
+    const response = await inject('GET', click)
+    const lookups = query.mock.calls.filter(([text]) => JSON.stringify(text).includes('tracked_links'))
+    query.mockRestore()
+    expect(response.statusCode).toBe(302)
+    expect(response.headers.location).toBe(sale)
+    expect(lookups).toHaveLength(1)
+    const events = await engagementEvents(second.emailId)
+    expect(events.map((event) => [event.name, event.data.link, event.data.isFirstClick])).toEqual([
+      ['email.click', sale, true],
+    ])
+    expect(await emailRow(second.emailId)).toMatchObject({ status: 'CLICKED', clicks: 1 })
+    expect(await emailRow(first.emailId)).toMatchObject({ clicks: 0 })
+
+    // The lookup is by primary key.
+    const plan = await env.server.ctx.pool.query('EXPLAIN SELECT url, project_id FROM tracked_links WHERE id = $1', [
+      tokenBytes(click).subarray(16, 28),
+    ])
+    expect(JSON.stringify(plan.rows)).toContain('Index Scan using tracked_links_pkey')
+  })
+
+  it('a tampered signature is refused: the friendly page, no redirect, nothing recorded', async () => {
+    const { emailId, message } = await sendMarketing()
+    await deliveredMinutesAgo(emailId)
+    const [click = ''] = trackingPaths(message).clicks
+    const token = click.replace('/t/click/', '')
+    const ids = tokenBytes(click).subarray(0, 28)
+    const wrongKey = signIds(`${env.server.config.secret}x`, 'click-id', ids)
+    const openKey = signIds(env.server.config.secret, 'open-id', ids)
+    for (const forged of [tamper(token), wrongKey, openKey, `${token}A`, token.slice(0, -1)]) {
+      const response = await inject('GET', `/t/click/${forged}`)
+      expect(response.statusCode, forged).toBe(404)
+      expect(response.headers.location).toBeUndefined()
+    }
+    expect(await engagementEvents(emailId, ['email.click', 'email.machine_click'])).toEqual([])
+  })
+
+  it('a link of the former format, already delivered, still redirects and records the click', async () => {
+    const { emailId } = await sendMarketing()
+    await deliveredMinutesAgo(emailId)
+    const legacy = new URL(legacyClickUrl(publicUrl, env.server.config.secret, emailId, sale)).pathname
+    expect(legacy.length).toBeGreaterThan(100)
+    const response = await inject('GET', legacy)
+    expect(response.statusCode).toBe(302)
+    expect(response.headers.location).toBe(sale)
+    const pixel = `/t/open/${signLinkToken(env.server.config.secret, 'open', [emailId])}`
+    expect((await inject('GET', pixel)).statusCode).toBe(200)
+    const events = await engagementEvents(emailId, ['email.click', 'email.open', 'email.machine_open'])
+    expect(events.map((event) => [event.name, event.data.link ?? null])).toEqual([
+      ['email.click', sale],
+      // A second after the click: the opens of a person reading.
+      [expect.stringMatching(/^email\.(machine_)?open$/), null],
+    ])
+    expect(await emailRow(emailId)).toMatchObject({ clicks: 1 })
+  })
+
+  it("another project's link id cannot be used with this project's email, even signed with the server's key", async () => {
+    const other = await otherAccount('Elsewhere')
+    const theirs = await sendMarketing(other, body.replace('/sale?', '/theirs?'))
+    const ours = await sendMarketing()
+    await deliveredMinutesAgo(ours.emailId)
+    const theirLink = tokenBytes(trackingPaths(theirs.message).clicks[0] ?? '').subarray(16, 28)
+    const mixed = signIds(env.server.config.secret, 'click-id', Buffer.concat([uuidBytes(ours.emailId), theirLink]))
+    const response = await inject('GET', `/t/click/${mixed}`)
+    expect(response.statusCode).toBe(404)
+    expect(response.headers.location).toBeUndefined()
+    expect(response.body).toContain('This link is not valid')
+    for (const emailId of [ours.emailId, theirs.emailId]) {
+      expect(await engagementEvents(emailId, ['email.click', 'email.machine_click'])).toEqual([])
+      expect(await emailRow(emailId)).toMatchObject({ clicks: 0, machine_clicks: 0 })
+    }
   })
 })

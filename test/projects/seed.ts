@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { expect, vi } from 'vitest'
+import { trackedLinkId } from '../../src/mail/outbound/tracking-links.js'
 import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
 import { waitForDispatch } from '../helpers/events.js'
 import { type Account, bearer, callAs, createAccount, createContact, uniqueEmail } from '../helpers/factories.js'
@@ -15,7 +16,7 @@ async function ok(response: { statusCode: number; body: string }, status: number
 /**
  * A project with a row in every kind of table a user's work fills: a domain, contacts, a sent and captured email
  * (with an Idempotency-Key), a relayed one, events, a template, a segment, a campaign, a workflow with a waiting execution, a bulk
- * job and its pg-boss job, a webhook endpoint and a message of its log, an uploaded image, a suppression, an inbound message record, billing caps and usage,
+ * job and its pg-boss job, a webhook endpoint and a message of its log, an uploaded image, a suppression, an inbound message record, a tracked link, billing caps and usage,
  * and a second member.
  */
 export async function seedProject(server: TestServer, name = 'Seeded project'): Promise<SeededProject> {
@@ -96,6 +97,10 @@ export async function seedProject(server: TestServer, name = 'Seeded project'): 
   await ok(await postImage(server, owner, await png()), 200)
   await server.ctx.db.execute(sql`
     INSERT INTO suppressions (project_id, email, reason) VALUES (${projectId}, ${uniqueEmail('bounced')}, 'bounce')`)
+  // A link of tracked mail, as the outbox stores it before the email leaves (kept by a reset, gone with the project).
+  await server.ctx.db.execute(sql`
+    INSERT INTO tracked_links (id, project_id, url)
+    VALUES (${trackedLinkId(projectId, 'https://example.com/seeded')}, ${projectId}, 'https://example.com/seeded')`)
   await server.ctx.db.execute(sql`
     INSERT INTO inbound_emails (project_id, source, message_id) VALUES (${projectId}, 'smtp', ${`in-${projectId}`})`)
   // A job that names the project itself, waiting far in the future (a later feature's kind of job).

@@ -5,7 +5,7 @@ import { dkimSignature } from './dkim.js'
 import { serializeMime } from './mime.js'
 import { plainTextOf } from './plain-text.js'
 import { applyTracking, type TrackingOptions } from './tracking-html.js'
-import { type EmailTracking, trackingOptions } from './tracking-links.js'
+import { type EmailTracking, emailTracker, type TrackedLink } from './tracking-links.js'
 
 type MailAddress = { email: string; name?: string | null }
 
@@ -47,8 +47,11 @@ export type MessageJob = {
   feedbackHeaders?: Record<string, string>
 }
 
-/** A built message and the subject it went out with (rendered for its contact when the job had a `render`). */
-export type BuiltMessage = { raw: Buffer; subject: string }
+/**
+ * A built message and the subject it went out with (rendered for its contact when the job had a `render`); when
+ * tracked, the links its click URLs name, which must be stored before it is sent.
+ */
+export type BuiltMessage = { raw: Buffer; subject: string; links?: TrackedLink[] }
 
 // The headers a receiver shows or acts on; a signature over them cannot be replayed with other content.
 const signedHeaderNames: readonly string[] = [
@@ -174,8 +177,14 @@ export class PrivateKeyCache {
  * compose thread can hand them over without a copy.
  */
 export function buildMessage(job: MessageJob, keys = new PrivateKeyCache()): Buffer {
-  const text = composeMessage(job.message, job.tracking && trackingOptions(job.tracking), job.feedbackHeaders)
-  return signedBytes(text, job.dkim, keys)
+  return buildTrackedMessage(job, keys).raw
+}
+
+function buildTrackedMessage(job: MessageJob, keys: PrivateKeyCache): Omit<BuiltMessage, 'subject'> {
+  const tracker = job.tracking && emailTracker(job.tracking)
+  const raw = signedBytes(composeMessage(job.message, tracker?.options, job.feedbackHeaders), job.dkim, keys)
+  const links = tracker?.links()
+  return links?.length ? { raw, links } : { raw }
 }
 
 /**
@@ -183,9 +192,9 @@ export function buildMessage(job: MessageJob, keys = new PrivateKeyCache()): Buf
  * when it has some (its subject, body and List-Unsubscribe headers replace the stored ones), then builds it.
  */
 export async function composeMessageJob(job: MessageJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
-  if (!job.render) return { raw: buildMessage(job, keys), subject: job.message.subject }
+  if (!job.render) return { ...buildTrackedMessage(job, keys), subject: job.message.subject }
   const { subject, html, headers } = await renderForContact(job.render)
-  return { raw: buildMessage({ ...job, message: { ...job.message, subject, html, headers } }, keys), subject }
+  return { ...buildTrackedMessage({ ...job, message: { ...job.message, subject, html, headers } }, keys), subject }
 }
 
 /**

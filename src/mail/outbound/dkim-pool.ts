@@ -52,7 +52,7 @@ export function startComposePool(options: { size?: number } = {}): ComposePool {
       if ('error' in response) pending.reject(new ComposeError(response.error))
       else {
         const raw = Buffer.from(response.raw.buffer, response.raw.byteOffset, response.raw.byteLength)
-        pending.resolve({ raw, subject: response.subject })
+        pending.resolve({ raw, subject: response.subject, ...(response.links ? { links: response.links } : {}) })
       }
     })
     const fail = (err: Error) => {

@@ -1,9 +1,12 @@
 import { parentPort } from 'node:worker_threads'
 import { PrivateKeyCache } from './compose.js'
 import { type ComposeJob, composeJob } from './compose-job.js'
+import type { TrackedLink } from './tracking-links.js'
 
 export type WorkerRequest = { id: number; job: ComposeJob }
-export type WorkerResponse = { id: number; raw: Uint8Array; subject: string } | { id: number; error: string }
+export type WorkerResponse =
+  | { id: number; raw: Uint8Array; subject: string; links?: TrackedLink[] }
+  | { id: number; error: string }
 
 const port = parentPort
 if (!port) throw new Error('dkim-worker must run in a worker thread')
@@ -12,8 +15,9 @@ const keys = new PrivateKeyCache()
 // Each message is handed back as soon as it is ready; its bytes are moved, not copied.
 port.on('message', (request: WorkerRequest) => {
   composeJob(request.job, keys).then(
-    ({ raw, subject }) => {
-      port.postMessage({ id: request.id, raw, subject } satisfies WorkerResponse, [raw.buffer as ArrayBuffer])
+    ({ raw, subject, links }) => {
+      const response = { id: request.id, raw, subject, ...(links ? { links } : {}) } satisfies WorkerResponse
+      port.postMessage(response, [raw.buffer as ArrayBuffer])
     },
     (err: unknown) => {
       port.postMessage({

@@ -1,6 +1,6 @@
 import type { BuiltMessage, DkimKey, PrivateKeyCache } from './compose.js'
 import { signedBytes } from './compose.js'
-import { type EmailTracking, trackingOptions } from './tracking-links.js'
+import { type EmailTracking, emailTracker, type TrackedLink } from './tracking-links.js'
 import { trackHtmlParts } from './tracking-mime.js'
 
 /**
@@ -17,18 +17,22 @@ export type RelayedJob = {
  * Tracking is the only change, and it must never cost the message: a MIME structure the splitter refuses (more
  * parts than it allows, say) goes out as the client wrote it, untracked.
  */
-async function tracked(stored: Buffer, tracking: EmailTracking): Promise<Buffer> {
+async function tracked(stored: Buffer, tracking: EmailTracking): Promise<{ message: Buffer; links?: TrackedLink[] }> {
+  const tracker = emailTracker(tracking)
   try {
-    return await trackHtmlParts(stored, trackingOptions(tracking))
+    const message = await trackHtmlParts(stored, tracker.options)
+    const links = tracker.links()
+    return links.length ? { message, links } : { message }
   } catch {
-    return stored
+    return { message: stored }
   }
 }
 
 /** The client's message as it goes out: only its HTML parts change (tracking), then the DKIM signature in front. */
 export async function relayMessage(job: RelayedJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
-  const { raw, subject } = job.relayed
-  const stored = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const message = job.tracking ? await tracked(stored, job.tracking) : stored
-  return { raw: signedBytes(message.toString('latin1'), job.dkim, keys), subject }
+  const { raw: submitted, subject } = job.relayed
+  const stored = Buffer.from(submitted.buffer, submitted.byteOffset, submitted.byteLength)
+  const { message, links } = job.tracking ? await tracked(stored, job.tracking) : { message: stored, links: undefined }
+  const raw = signedBytes(message.toString('latin1'), job.dkim, keys)
+  return links ? { raw, subject, links } : { raw, subject }
 }

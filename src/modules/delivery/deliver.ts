@@ -20,6 +20,7 @@ import {
   findSubmittedMessages,
   type SubmittedMessage,
 } from './sql.js'
+import type { TrackedLinkStore } from './tracked-links.js'
 
 /** What to render for an email's contact when it is sent (on a compose thread), or why it must not be sent. */
 export type Personalisation = { render: ContactRender } | { error: string }
@@ -103,7 +104,8 @@ function toOutgoing(
   const domain = domainOf(email.fromEmail)
   // Signed for the From header's domain, which is what receivers judge (DMARC), whatever the envelope says.
   const dkim = key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}
-  const tracked = tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id } } : {}
+  const tracked =
+    tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id, projectId: email.projectId } } : {}
   if (email.submittedMessageId !== null) {
     const submitted = prepared.submitted.get(email.submittedMessageId)
     if (!submitted) throw new ComposeError('the message submitted for this email is gone')
@@ -184,6 +186,8 @@ export type DeliveryParts = {
   tracking: TrackingLinks | undefined
   /** Set while complaint reports to `fbl@` a sending domain reach the inbound receiver: bulk mail then carries CFBL. */
   complaintLoop?: ComplaintLoop | undefined
+  /** Where the links of tracked emails are stored before they leave, so their click URLs can be followed. */
+  trackedLinks: TrackedLinkStore
   retryPolicy: RetryPolicy
   /** The outbox was killed (a crash test): nothing more is sent or recorded. */
   isKilled: () => boolean
@@ -206,9 +210,11 @@ export function createDelivery(parts: DeliveryParts) {
       const key = await parts.signingKey(email.projectId, domainOf(email.fromEmail))
       const urgent = email.priority < bulkPriority
       const { job, envelopeFrom } = toOutgoing(email, claim, key, parts.tracking, personal?.render, parts.complaintLoop)
-      const { raw, subject } = await composeGate.run(urgent, () => parts.composePool.compose(job))
+      const { raw, subject, links } = await composeGate.run(urgent, () => parts.composePool.compose(job))
       // Another claim may be sending it now; sending it here too would only deliver it twice.
       if (leases.isLost(email)) return
+      // A click must find its link from the moment the email is out: stored first (at once when stored before).
+      if (links) await parts.trackedLinks.save(email.projectId, links)
       const { providerMessageId, response } = await transportGate.run(urgent, () =>
         parts.transport.send({
           projectId: email.projectId,

@@ -31,6 +31,7 @@ import {
   requeueAllLeases,
   requeueExpiredLeases,
 } from './sql.js'
+import { createTrackedLinkStore } from './tracked-links.js'
 
 export type OutboxOptions = {
   transport: Transport
@@ -131,6 +132,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     leases,
     tracking: options.tracking,
     complaintLoop: options.complaintLoop,
+    trackedLinks: createTrackedLinkStore(ctx.db),
     retryPolicy: { ...defaultRetryPolicy, ...options.retry },
     isKilled,
   })

@@ -2,9 +2,10 @@ import type pg from 'pg'
 import type { Database } from '../../db/client.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
 import type { Logger } from '../../logger.js'
-import { readClickToken, readOpenToken, type TrackedClick } from '../../mail/outbound/tracking-links.js'
+import { type LinkTarget, linkTarget, readClickToken, readOpenToken } from '../../mail/outbound/tracking-links.js'
 import { classifyHitRequest, type HitRequest } from '../feedback/machine-hits.js'
 import { applyEmailFeedback, type EmailFeedback } from '../feedback/service.js'
+import { findTrackedLink } from './tracked-links.js'
 
 export type TrackingContext = { db: Database; pool: pg.Pool; log: Logger; secret: string }
 
@@ -36,23 +37,42 @@ export async function recordOpen(ctx: TrackingContext, token: string, request: H
   }
 }
 
+/**
+ * Where a genuine click token leads, and whether to record the click. A token of the former format carries its
+ * link. A short one names a stored link (one lookup), which must belong to the project of the email the token
+ * names: a link id of another project never redirects, even signed. When that email is gone (a project reset), the
+ * link still leads where it did, and nothing is recorded.
+ */
+async function resolveClick(
+  ctx: TrackingContext,
+  token: string,
+): Promise<{ emailId: string; target: LinkTarget; record: boolean } | undefined> {
+  const click = readClickToken(ctx.secret, token)
+  if (!click) return undefined
+  if ('target' in click) return { emailId: click.emailId, target: click.target, record: true }
+  const stored = await findTrackedLink(ctx.db, click.linkId, click.emailId)
+  if (!stored || (stored.emailProjectId !== null && stored.emailProjectId !== stored.projectId)) return undefined
+  const target = linkTarget(stored.url)
+  return target && { emailId: click.emailId, target, record: stored.emailProjectId !== null }
+}
+
 /** The original link of a genuine click token (the click recorded as for opens), or undefined: nothing recorded. */
 export async function followClick(
   ctx: TrackingContext,
   token: string,
   request: HitRequest,
-): Promise<TrackedClick | undefined> {
+): Promise<LinkTarget | undefined> {
   const at = new Date()
-  const click = readClickToken(ctx.secret, token)
-  if (click) {
+  const click = await resolveClick(ctx, token)
+  if (click?.record) {
     await record(ctx, click.emailId, {
       kind: 'click',
       at,
-      link: click.link,
+      link: click.target.link,
       client: classifyHitRequest('click', request),
       source: 'tracking',
       userAgent: request.userAgent,
     })
   }
-  return click
+  return click?.target
 }

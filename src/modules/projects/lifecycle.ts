@@ -56,6 +56,8 @@ export const resetKeptTables = [
   'billing_webhook_events',
   'reputation_counts',
   'project_suspensions',
+  // The links of mail already delivered: recipients still hold it, and its links keep leading where they did.
+  'tracked_links',
 ] as const
 
 /**
