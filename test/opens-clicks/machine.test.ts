@@ -17,7 +17,8 @@ import {
 const publicUrl = 'https://track.example.org'
 const domain = 'machines.example.com'
 const links = ['https://shop.example.com/a', 'https://shop.example.com/b', 'https://shop.example.com/c']
-const body = `<p>Hi</p>${links.map((link, index) => `<a href="${link}">Link ${index}</a>`).join(' ')}`
+// Long enough to carry the open pixel (HTML over 3,200 characters).
+const body = `<p>${'Hi. '.repeat(820)}</p>${links.map((link, index) => `<a href="${link}">Link ${index}</a>`).join(' ')}`
 
 let server: TestServer
 

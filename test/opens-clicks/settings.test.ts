@@ -37,6 +37,13 @@ describe('the tracking setting of a project', () => {
     expect(await trackingOf(owner, owner.project.id)).toBe('MARKETING_ONLY')
   })
 
+  it('says on the project record how long HTML must be to carry the open pixel; PATCH cannot change it', async () => {
+    expect(owner.project).toMatchObject({ trackingPixelMinHtmlLength: 3_200 })
+    const response = await patch(owner, owner.project.id, { trackingPixelMinHtmlLength: 0 })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ trackingPixelMinHtmlLength: 3_200, tracking: 'MARKETING_ONLY' })
+  })
+
   it('is changed with PATCH, leaving the name alone', async () => {
     const response = await patch(owner, owner.project.id, { tracking: 'DISABLED' })
     expect(response.statusCode).toBe(200)

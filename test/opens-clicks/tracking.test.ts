@@ -15,6 +15,7 @@ const publicUrl = 'https://track.example.org'
 const domain = 'news.example.com'
 const from = `hello@${domain}`
 const sale = 'https://shop.example.com/sale?a=1&b=2'
+// Long enough to carry the open pixel: HTML over 3,200 characters.
 const article = `<p>${'News of the week, long enough to read over coffee. '.repeat(64)}</p>`
 const body = `<p>Hi</p><a href="https://shop.example.com/sale?a=1&amp;b=2">Sale</a>${article}
 <a href="{{unsubscribeUrl}}">Unsubscribe</a> <a href="{{manageUrl}}">Preferences</a> <a href="mailto:help@example.com">Help</a>`
@@ -479,5 +480,14 @@ ${article}<p><a href="https://shop.example.com/events/reading">Book a seat</a></
       expect(await engagementEvents(emailId, ['email.click', 'email.machine_click'])).toEqual([])
       expect(await emailRow(emailId)).toMatchObject({ clicks: 0, machine_clicks: 0 })
     }
+  })
+
+  it('a short email gets its links tracked but no open pixel, which would make it look image-only', async () => {
+    const short = '<p>Welcome!</p><p><a href="https://shop.example.com/account">Your account</a></p>'
+    const { message } = await sendMarketing(account, short)
+    const { clicks, pixel } = trackingPaths(message)
+    expect(clicks).toHaveLength(1)
+    expect(pixel).toBeUndefined()
+    expect(String(message.parsed.html)).not.toContain('<img')
   })
 })

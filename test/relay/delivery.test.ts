@@ -65,7 +65,8 @@ describe('delivering relayed mail', () => {
       to: 'reader@example.net',
       subject: 'Weekly report',
       text: 'Open https://app.example/report/7 to read it.',
-      html: '<html><body><p>Open <a href="https://app.example/report/7">the report</a>.</p></body></html>',
+      // Long enough to carry the open pixel (HTML over 3,200 characters).
+      html: `<html><body><p>Open <a href="https://app.example/report/7">the report</a>.</p>${'<p>Numbers of the week.</p>'.repeat(130)}</body></html>`,
       attachments: [{ filename: 'report.xlsx', content: report, contentType: 'application/vnd.ms-excel' }],
     })
     const { emailIds } = await handler.accept(

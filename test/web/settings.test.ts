@@ -97,6 +97,8 @@ suite(name, { timeout }, () => {
     await page.waitForURL('**/app/settings/project')
     await page.getByRole('textbox', { name: 'Project name' }).fill('Renamed shop')
     await page.getByRole('radio', { name: 'Marketing only' }).check()
+    // Short emails go without the open pixel, and the page says so.
+    await page.getByText(/^Opens are counted only in emails whose HTML is longer than 3,200 characters/).waitFor()
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.getByText('Project settings saved.').waitFor()
     await expect

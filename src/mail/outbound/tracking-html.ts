@@ -113,9 +113,34 @@ const pixelImage = (pixelUrl: string) =>
   `<img src="${encodeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
 
 /**
- * Rewrites the trackable links and adds the pixel before the last `</body>` (or at the end of a fragment).
- * Only the `href` values change, each written back double-quoted and encoded; every other character of the
- * document stays as it was (conditional comments for Outlook, entity spellings, whitespace).
+ * The open pixel goes only into HTML longer than this (in characters, as it leaves with its links rewritten).
+ * SpamAssassin's HTML_IMAGE_ONLY_04 … _32 rules score any HTML part with an `<img>` by its length alone, in steps of
+ * 400 up to 3,200: in a shorter email the pixel would add an "image-only" score (up to 2.8 points) to one that has no
+ * image, or move one that has images into another step. Past this length no such rule applies, whatever the pixel.
+ */
+export const pixelMinHtmlLength = 3_200
+
+/**
+ * Whether the text has more than `length` characters counted as code points, the smallest count a filter may use
+ * (never more than its UTF-8 bytes, nor than its UTF-16 units): only text near the limit is counted.
+ */
+function longerThan(text: string, length: number): boolean {
+  if (text.length <= length) return false
+  if (text.length > 2 * length) return true
+  let count = text.length
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    // The second half of a surrogate pair: one code point in two units.
+    if (code >= 0xdc00 && code <= 0xdfff) count--
+  }
+  return count > length
+}
+
+/**
+ * Rewrites the trackable links and adds the pixel before the last `</body>` (or at the end of a fragment) when the
+ * HTML is long enough to carry it (`pixelMinHtmlLength`). Only the `href` values change, each written back
+ * double-quoted and encoded; every other character of the document stays as it was (conditional comments for
+ * Outlook, entity spellings, whitespace).
  */
 export function applyTracking(html: string, options: TrackingOptions): string {
   const { hrefs, bodyCloseAt } = scanLinks(html)
@@ -124,17 +149,17 @@ export function applyTracking(html: string, options: TrackingOptions): string {
     if (!isTrackable(href.link, options.keep)) continue
     splices.push({ start: href.start, end: href.end, text: `"${encodeAttribute(options.clickUrl(href.link))}"` })
   }
-  if (options.pixelUrl) {
-    const at = bodyCloseAt ?? html.length
-    splices.push({ start: at, end: at, text: pixelImage(options.pixelUrl) })
-    // A link after `</body>` would otherwise sort after the pixel.
-    splices.sort((left, right) => left.start - right.start)
-  }
+  const bodyEnd = bodyCloseAt ?? html.length
   let result = ''
   let copied = 0
+  // Where the end of the body lands once the links before it are rewritten.
+  let pixelAt = bodyEnd
   for (const splice of splices) {
     result += html.slice(copied, splice.start) + splice.text
     copied = splice.end
+    if (splice.end <= bodyEnd) pixelAt += splice.text.length - (splice.end - splice.start)
   }
-  return result + html.slice(copied)
+  result += html.slice(copied)
+  if (!options.pixelUrl || !longerThan(result, pixelMinHtmlLength)) return result
+  return result.slice(0, pixelAt) + pixelImage(options.pixelUrl) + result.slice(pixelAt)
 }

@@ -22,6 +22,12 @@ export const projectView = z.object({
   disabled: z.boolean(),
   disabledReason: z.string().nullable(),
   tracking: trackingMode,
+  /**
+   * Read-only: tracked emails whose HTML is this many characters or fewer get no open pixel (their clicks are still
+   * tracked). Spam filters (SpamAssassin's HTML_IMAGE_ONLY rules) score any image in HTML that short as an
+   * image-only email, so the pixel would cost a short email its score; opens of such emails are not counted.
+   */
+  trackingPixelMinHtmlLength: z.number().int(),
   role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
   /** Plunk's names: the Stripe customer and subscription ids, null until a checkout completes. */
   customer: z.string().nullable(),

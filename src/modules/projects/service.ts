@@ -5,6 +5,7 @@ import type { Database, Executor } from '../../db/client.js'
 import { memberships, projectBilling, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { AuthProject } from '../../http/auth.js'
+import { pixelMinHtmlLength } from '../../mail/outbound/tracking-html.js'
 import { generateProjectKeys, keyLookupHash, revealProjectKeys, storeProjectKeys } from './keys.js'
 import type { ProjectCreate, ProjectUpdate, ProjectView } from './schemas.js'
 
@@ -41,14 +42,19 @@ function selectProjectViews(db: Executor, userId: string) {
     .leftJoin(projectBilling, eq(projectBilling.projectId, projects.id))
 }
 
-type ViewRow = Omit<ProjectView, 'public' | 'secret'> & {
+type ViewRow = Omit<ProjectView, 'public' | 'secret' | 'trackingPixelMinHtmlLength'> & {
   publicKeySealed: string | null
   secretKeySealed: string | null
 }
 
 function toProjectView(secret: string, { publicKeySealed, secretKeySealed, ...row }: ViewRow): ProjectView {
   const keys = revealProjectKeys(secret, row.id, { publicKeySealed, secretKeySealed })
-  return { ...row, public: keys.publicKey, secret: keys.secretKey }
+  return {
+    ...row,
+    trackingPixelMinHtmlLength: pixelMinHtmlLength,
+    public: keys.publicKey,
+    secret: keys.secretKey,
+  }
 }
 
 export type KeyLookup = { kind: 'public' | 'secret'; key: string }

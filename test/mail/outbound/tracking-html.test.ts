@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { applyTracking } from '../../../src/mail/outbound/tracking-html.js'
+import { applyTracking, pixelMinHtmlLength } from '../../../src/mail/outbound/tracking-html.js'
+
+/** Text enough that an email carries the open pixel (its HTML over `pixelMinHtmlLength` characters). */
+const long = `<p>${'Hi '.repeat(1_100)}</p>`
+const pixelTag = (url: string) =>
+  `<img src="${url}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
 
 const clickUrl = (link: string) => `https://t.example/c?u=${encodeURIComponent(link)}`
 const unsubscribe = 'https://mail.example/unsubscribe/tok'
@@ -20,12 +25,25 @@ describe('open and click tracking in HTML', () => {
 
   it('adds the open pixel before </body>, or at the end of a fragment', () => {
     const pixelUrl = 'https://t.example/o/tok'
-    expect(applyTracking('<html><body><p>Hi</p></body></html>', { clickUrl, pixelUrl, keep: [] })).toMatch(
-      /<p>Hi<\/p><img src="https:\/\/t\.example\/o\/tok" width="1" height="1" alt="" [^>]*\/><\/body><\/html>$/,
+    expect(applyTracking(`<html><body>${long}</body></html>`, { clickUrl, pixelUrl, keep: [] })).toBe(
+      `<html><body>${long}${pixelTag(pixelUrl)}</body></html>`,
     )
-    expect(applyTracking('<p>Hi</p>', { clickUrl, pixelUrl, keep: [] })).toMatch(
-      /^<p>Hi<\/p><img src="https:\/\/t\.example\/o\/tok"/,
-    )
+    expect(applyTracking(long, { clickUrl, pixelUrl, keep: [] })).toBe(`${long}${pixelTag(pixelUrl)}`)
+  })
+
+  it('adds no pixel to HTML of 3,200 characters or fewer (code points, as rewritten), one to longer HTML', () => {
+    const pixelUrl = 'https://t.example/o/tok'
+    const options = { clickUrl: () => 'https://t.example/c', pixelUrl, keep: [] }
+    const sized = (length: number, fill = 'x') => `<p>${fill.repeat(length - 7)}</p>`
+    expect(sized(pixelMinHtmlLength)).toHaveLength(3_200)
+    expect(applyTracking(sized(3_200), options)).toBe(sized(3_200))
+    expect(applyTracking(sized(3_201), options)).toBe(`${sized(3_201)}${pixelTag(pixelUrl)}`)
+    // 3,200 characters in 6,386 UTF-16 units: still short.
+    expect(applyTracking(sized(3_200, '😀'), options)).not.toContain('<img')
+    // Long enough once its link is rewritten (29 characters become 19), or short once rewritten.
+    const linked = (length: number, link: string) => `<a href="${link}">a</a>${sized(length - link.length - 19)}`
+    expect(applyTracking(linked(3_210, 'https://a.example/a'), options)).toContain('<img')
+    expect(applyTracking(linked(3_210, 'https://a.example/abcdefghijklmnopqrst'), options)).not.toContain('<img')
   })
 })
 
@@ -154,27 +172,25 @@ describe('links found by parsing the HTML', () => {
   it('adds the pixel before the real </body>, not one in a comment or a script', () => {
     const pixelUrl = 'https://t.example/o/tok'
     const { options } = tracker()
-    const tracked = applyTracking('<body><p>Hi</p><script>"</body>"</script></BODY><!-- </body> --></html>', {
+    const tracked = applyTracking(`<body>${long}<script>"</body>"</script></BODY><!-- </body> --></html>`, {
       ...options,
       pixelUrl,
     })
-    expect(tracked).toMatch(
-      /^<body><p>Hi<\/p><script>"<\/body>"<\/script><img src="https:\/\/t\.example\/o\/tok"[^>]*\/><\/BODY><!-- <\/body> --><\/html>$/,
-    )
-    expect(applyTracking('<p>Hi</p><!-- </body> -->', { ...options, pixelUrl })).toMatch(
-      /^<p>Hi<\/p><!-- <\/body> --><img src=/,
+    expect(tracked).toBe(`<body>${long}<script>"</body>"</script>${pixelTag(pixelUrl)}</BODY><!-- </body> --></html>`)
+    expect(applyTracking(`${long}<!-- </body> -->`, { ...options, pixelUrl })).toBe(
+      `${long}<!-- </body> -->${pixelTag(pixelUrl)}`,
     )
   })
 
   it('rewrites links after </body> too, leaving the pixel where it belongs', () => {
     const { options } = tracker()
     expect(
-      applyTracking('<body><a href="https://a.example/">a</a></body><a href="https://b.example/">b</a>', {
+      applyTracking(`<body><a href="https://a.example/">a</a>${long}</body><a href="https://b.example/">b</a>`, {
         ...options,
         pixelUrl: 'https://t.example/o',
       }),
     ).toBe(
-      `<body><a href=${rewritten(1)}>a</a><img src="https://t.example/o" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" /></body><a href=${rewritten(2)}>b</a>`,
+      `<body><a href=${rewritten(1)}>a</a>${long}${pixelTag('https://t.example/o')}</body><a href=${rewritten(2)}>b</a>`,
     )
   })
 })

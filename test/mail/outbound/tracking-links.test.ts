@@ -138,6 +138,12 @@ describe('composing a tracked message', () => {
     expect((await composeMessageJob({ message }, new PrivateKeyCache())).links).toBeUndefined()
   })
 
+  it('a short email gets its links tracked but no pixel', async () => {
+    const parsed = await simpleParser(buildMessage({ message: { ...message, html: html('<p>Hi</p>') }, tracking }))
+    expect(String(parsed.html)).toContain(`href="${saleUrl}"`)
+    expect(String(parsed.html)).not.toContain('/t/open/')
+  })
+
   it('without tracking the HTML is as given', async () => {
     const parsed = await simpleParser(buildMessage({ message }))
     expect(String(parsed.html)).not.toContain('/t/')

@@ -12,6 +12,9 @@ const options: TrackingOptions = {
   keep: ['https://t.example/unsubscribe/'],
 }
 
+/** Enough text that the HTML carries the open pixel (over 3,200 characters). */
+const article = `<p>${'Words. '.repeat(500)}</p>`
+
 async function compose(mail: Mail.Options): Promise<Buffer> {
   const built = await new MailComposer(mail).compile().build()
   return Buffer.from(built.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1')
@@ -34,7 +37,7 @@ describe('tracking in a finished MIME message', () => {
       subject: 'Tracked',
       headers: { 'X-Ref': '1' },
       text: 'Read https://shop.example/a ünïcode',
-      html: '<html><body><p>Read <a href="https://shop.example/a?x=1&amp;y=2">this</a> ünïcode</p></body></html>',
+      html: `<html><body><p>Read <a href="https://shop.example/a?x=1&amp;y=2">this</a> ünïcode</p>${article}</body></html>`,
       attachments: [{ filename: 'a.pdf', content: pdf, contentType: 'application/pdf' }],
     })
 
@@ -43,6 +46,7 @@ describe('tracking in a finished MIME message', () => {
     const parsed = await simpleParser(tracked)
     expect(parsed.html).toBe(
       '<html><body><p>Read <a href="https://t.example/click?u=https%3A%2F%2Fshop.example%2Fa%3Fx%3D1%26y%3D2">this</a> ünïcode</p>' +
+        article +
         '<img src="https://t.example/open/1" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" /></body></html>',
     )
     expect(partOf(tracked, 'text/plain')).toBe(partOf(raw, 'text/plain'))
@@ -55,7 +59,7 @@ describe('tracking in a finished MIME message', () => {
   })
 
   it('tracks a single-part HTML message in base64 and in 7bit, which becomes quoted-printable', async () => {
-    const html = '<p><a href="https://shop.example/b">b</a></p>'
+    const html = `<p><a href="https://shop.example/b">b</a></p>${article}`
     for (const encoding of ['base64', '7bit'] as const) {
       const raw = await compose({ from: 'a@x.example', to: 'b@y.example', html, textEncoding: 'base64' })
       const source =

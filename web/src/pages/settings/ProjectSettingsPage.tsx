@@ -91,6 +91,13 @@ function ProjectForm({ project }: { project: Project }) {
               ))}
             </Stack>
           </Radio.Group>
+          <Text size="sm" c="dimmed">
+            Opens are counted only in emails whose HTML is longer than{' '}
+            {project.trackingPixelMinHtmlLength.toLocaleString('en')} characters: spam filters (SpamAssassin's
+            HTML_IMAGE_ONLY rules) score any image in a shorter email, the open pixel included, as an image-only email,
+            so shorter emails go without it. Clicks are tracked in every tracked email, through short links that do not
+            show where they lead.
+          </Text>
           {editable && (
             <Button type="submit" loading={save.isPending} style={{ alignSelf: 'flex-start' }}>
               Save settings
