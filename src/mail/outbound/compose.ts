@@ -4,7 +4,7 @@ import { type ContactRender, renderForContact } from './contact-render.js'
 import { dkimSignature } from './dkim.js'
 import { serializeMime } from './mime.js'
 import { plainTextOf } from './plain-text.js'
-import { applyTracking, type TrackingOptions } from './tracking-html.js'
+import { type TrackingOptions, trackHtml } from './tracking-html.js'
 import { type EmailTracking, emailTracker, type TrackedLink } from './tracking-links.js'
 
 type MailAddress = { email: string; name?: string | null }
@@ -115,11 +115,12 @@ function customHeaders(
 
 /**
  * Builds the MIME message: multipart/alternative (text from the HTML, then HTML), inline parts, attachments.
- * With `tracking`, only the HTML part gets the pixel and redirects: the text alternative keeps the original
- * links, readable as written (text-only readers cannot load a pixel anyway). Returns the message as a string
+ * With `tracking`, the HTML part gets the pixel and both parts the same short click URLs: a link counted in one part
+ * only would change how filters count the message's URLs (docs/decisions/0004). Returns the message as a string
  * with a character per byte (latin1), with CRLF line ends.
  */
 function composeMessage(message: MessageSpec, tracking?: TrackingOptions, feedback?: Record<string, string>): string {
+  const tracked = tracking && trackHtml(message.html, tracking)
   const composer = new MailComposer({
     from: { name: message.from.name ?? '', address: message.from.email },
     to: { name: message.to.name ?? '', address: message.to.email },
@@ -127,8 +128,8 @@ function composeMessage(message: MessageSpec, tracking?: TrackingOptions, feedba
     subject: message.subject,
     messageId: `<${message.messageId}>`,
     date: message.date ?? new Date(),
-    html: tracking ? applyTracking(message.html, tracking) : message.html,
-    text: plainTextOf(message.html).replace(/\n/g, '\r\n'),
+    html: tracked ? tracked.html : message.html,
+    text: plainTextOf(tracked ? tracked.linksOnly : message.html).replace(/\n/g, '\r\n'),
     headers: customHeaders(message.headers, feedback),
     attachments: (message.attachments ?? []).map((attachment) => ({
       filename: attachment.filename,

@@ -109,8 +109,16 @@ function isTrackable(link: string, keep: readonly string[]): boolean {
   return /^https?:\/\//i.test(link) && URL.canParse(link) && !keep.some((prefix) => link.startsWith(prefix))
 }
 
-const pixelImage = (pixelUrl: string) =>
-  `<img src="${encodeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
+/**
+ * The pixel, inside a link to itself, hidden from screen readers and keyboards. Rspamd's URI_COUNT_ODD (+1.0)
+ * scores a multipart/alternative message whose URLs occur an odd number of times: each link is counted in the text
+ * part and again in the HTML, an image only once. The link makes the pixel's URL count twice, so tracking leaves the
+ * parity, and that score, as they were.
+ */
+const pixelImage = (pixelUrl: string) => {
+  const url = encodeAttribute(pixelUrl)
+  return `<a href="${url}" aria-hidden="true" tabindex="-1"><img src="${url}" width="1" height="1" alt="" style="display:block;border:0" /></a>`
+}
 
 /**
  * The open pixel goes only into HTML longer than this (in characters, as it leaves with its links rewritten).
@@ -136,6 +144,9 @@ function longerThan(text: string, length: number): boolean {
   return count > length
 }
 
+/** A tracked HTML body, and the same with its links rewritten but no pixel (what the text alternative is made from). */
+export type TrackedHtml = { html: string; linksOnly: string }
+
 /**
  * Rewrites the trackable links and adds the pixel before the last `</body>` (or at the end of a fragment) when the
  * HTML is long enough to carry it (`pixelMinHtmlLength`). Only the `href` values change, each written back
@@ -143,6 +154,10 @@ function longerThan(text: string, length: number): boolean {
  * Outlook, entity spellings, whitespace).
  */
 export function applyTracking(html: string, options: TrackingOptions): string {
+  return trackHtml(html, options).html
+}
+
+export function trackHtml(html: string, options: TrackingOptions): TrackedHtml {
   const { hrefs, bodyCloseAt } = scanLinks(html)
   const splices: { start: number; end: number; text: string }[] = []
   for (const href of hrefs) {
@@ -160,6 +175,6 @@ export function applyTracking(html: string, options: TrackingOptions): string {
     if (splice.end <= bodyEnd) pixelAt += splice.text.length - (splice.end - splice.start)
   }
   result += html.slice(copied)
-  if (!options.pixelUrl || !longerThan(result, pixelMinHtmlLength)) return result
-  return result.slice(0, pixelAt) + pixelImage(options.pixelUrl) + result.slice(pixelAt)
+  if (!options.pixelUrl || !longerThan(result, pixelMinHtmlLength)) return { html: result, linksOnly: result }
+  return { html: result.slice(0, pixelAt) + pixelImage(options.pixelUrl) + result.slice(pixelAt), linksOnly: result }
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { applyTracking, pixelMinHtmlLength } from '../../../src/mail/outbound/tracking-html.js'
+import { applyTracking, pixelMinHtmlLength, trackHtml } from '../../../src/mail/outbound/tracking-html.js'
 
 /** Text enough that an email carries the open pixel (its HTML over `pixelMinHtmlLength` characters). */
 const long = `<p>${'Hi '.repeat(1_100)}</p>`
 const pixelTag = (url: string) =>
-  `<img src="${url}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`
+  `<a href="${url}" aria-hidden="true" tabindex="-1"><img src="${url}" width="1" height="1" alt="" style="display:block;border:0" /></a>`
 
 const clickUrl = (link: string) => `https://t.example/c?u=${encodeURIComponent(link)}`
 const unsubscribe = 'https://mail.example/unsubscribe/tok'
@@ -29,6 +29,19 @@ describe('open and click tracking in HTML', () => {
       `<html><body>${long}${pixelTag(pixelUrl)}</body></html>`,
     )
     expect(applyTracking(long, { clickUrl, pixelUrl, keep: [] })).toBe(`${long}${pixelTag(pixelUrl)}`)
+  })
+
+  it('gives the HTML with its links rewritten but no pixel, for the text alternative', () => {
+    const html = `<body><a href="https://a.example/">a</a>${long}</body>`
+    const tracked = trackHtml(html, {
+      clickUrl: () => 'https://t.example/c',
+      pixelUrl: 'https://t.example/o',
+      keep: [],
+    })
+    expect(tracked.linksOnly).toBe(`<body><a href="https://t.example/c">a</a>${long}</body>`)
+    expect(tracked.html).toBe(
+      `<body><a href="https://t.example/c">a</a>${long}${pixelTag('https://t.example/o')}</body>`,
+    )
   })
 
   it('adds no pixel to HTML of 3,200 characters or fewer (code points, as rewritten), one to longer HTML', () => {

@@ -113,15 +113,18 @@ describe('composing a tracked message', () => {
   const tracking = { publicUrl, secret, emailId, projectId }
   const saleUrl = clickUrl(publicUrl, secret, emailId, trackedLinkId(projectId, 'https://shop.example.com/sale'))
 
-  it('rewrites only the HTML part, adds the pixel, leaves the subscription link, and is the same on every retry', async () => {
+  it('rewrites the links of both parts, adds the pixel to the HTML, leaves the subscription link, and is the same on every retry', async () => {
     const first = buildMessage({ message, tracking })
     const parsed = await simpleParser(first)
     const received = String(parsed.html)
     expect(received.split(`href="${saleUrl}"`)).toHaveLength(3)
     expect(received).toContain(`src="${openPixelUrl(publicUrl, secret, emailId)}"`)
     expect(received).toContain(`href="${urls.unsubscribeUrl}"`)
-    expect(parsed.text).toContain('https://shop.example.com/sale')
-    expect(parsed.text).not.toContain('/t/')
+    // The text alternative carries the same click URLs (a filter counts each link in both parts), never the pixel's.
+    expect(parsed.text).toContain(`Sale [${saleUrl}]`)
+    expect(parsed.text).not.toContain('https://shop.example.com/sale')
+    expect(parsed.text).not.toContain('/t/open/')
+    expect(parsed.text).toContain(urls.unsubscribeUrl)
 
     const again = await simpleParser(buildMessage({ message, tracking }))
     expect(again.html).toBe(parsed.html)

@@ -47,7 +47,7 @@ describe('tracking in a finished MIME message', () => {
     expect(parsed.html).toBe(
       '<html><body><p>Read <a href="https://t.example/click?u=https%3A%2F%2Fshop.example%2Fa%3Fx%3D1%26y%3D2">this</a> ünïcode</p>' +
         article +
-        '<img src="https://t.example/open/1" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" /></body></html>',
+        '<a href="https://t.example/open/1" aria-hidden="true" tabindex="-1"><img src="https://t.example/open/1" width="1" height="1" alt="" style="display:block;border:0" /></a></body></html>',
     )
     expect(partOf(tracked, 'text/plain')).toBe(partOf(raw, 'text/plain'))
     expect(partOf(tracked, 'application/pdf')).toBe(partOf(raw, 'application/pdf'))
