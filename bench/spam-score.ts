@@ -1,6 +1,9 @@
 import { once } from 'node:events'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
 import { sql } from 'drizzle-orm'
 import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
@@ -9,17 +12,26 @@ import { sendCampaign } from '../src/modules/campaigns/send.js'
 import { addSendingProject, startInProcessServer } from './lib/in-process-server.js'
 import { reportResult } from './lib/result.js'
 import { type SpamFilter, startSpamFilters, type Verdict } from './lib/spam-filters.js'
-import { newsletter, receipt, welcome } from './lib/spam-score-content.js'
+import { longNewsletter, newsletter, receipt, welcome } from './lib/spam-score-content.js'
 
 /**
  * `npx tsx bench/spam-score.ts`: each kind of mail Mailroom sends (a MARKETING template and a TRANSACTIONAL one
- * through /v1/send, a campaign, a workflow's SEND_EMAIL step) composed by the real server, DKIM-signed, delivered to
+ * through /v1/send, a campaign, a workflow's SEND_EMAIL step, and a campaign long enough to carry the pixel) composed by the real server, DKIM-signed, delivered to
  * a loopback SMTP sink once with the project's tracking ENABLED and once DISABLED, then scored offline by
  * SpamAssassin and Rspamd where installed. Prints JSON: each kind's scores, the difference tracking makes (goal:
  * within 0.1, issue #33) and the rules it adds or removes. Skips cleanly (exit 0) when neither filter is installed.
+ * `--keep <dir>` also writes the messages there (`<kind>-tracked.eml`, `<kind>-untracked.eml`).
  */
 
-const kinds = ['send-marketing-template', 'send-transactional-template', 'campaign', 'workflow'] as const
+const { values } = parseArgs({ options: { keep: { type: 'string' } } })
+
+const kinds = [
+  'send-marketing-template',
+  'send-transactional-template',
+  'campaign',
+  'workflow',
+  'campaign-long',
+] as const
 type Kind = (typeof kinds)[number]
 type Received = { raw: Buffer; from: string; to: string }
 
@@ -148,20 +160,17 @@ async function main() {
       await ctx.db.execute(sql`UPDATE contacts SET subscribed = false WHERE project_id = ${project.id}`)
       await ctx.db.execute(sql`
         INSERT INTO contacts (project_id, email, subscribed) VALUES (${project.id}, ${to}, true)`)
-      const [campaign] = await ctx.db
-        .insert(campaigns)
-        .values({
-          projectId: project.id,
-          name: `Spring ${round}`,
-          subject: newsletter.subject,
-          body: newsletter.body,
-          from,
-          audienceType: 'ALL',
-        })
-        .returning()
-      if (!campaign) throw new Error('no campaign')
-      await sendCampaign(ctx, project.id, campaign.id, undefined)
-      const campaignMessage = await sink.next()
+      const sendCampaignOf = async (content: { subject: string; body: string }) => {
+        const [campaign] = await ctx.db
+          .insert(campaigns)
+          .values({ projectId: project.id, name: `${content.subject} ${round}`, ...content, from, audienceType: 'ALL' })
+          .returning()
+        if (!campaign) throw new Error('no campaign')
+        await sendCampaign(ctx, project.id, campaign.id, undefined)
+        return sink.next()
+      }
+      const campaignMessage = await sendCampaignOf(newsletter)
+      const longCampaignMessage = await sendCampaignOf(longNewsletter)
       await api('/v1/send', project.secretKey, { to, template: newsletterTemplate })
       const marketing = await sink.next()
       await api('/v1/send', project.secretKey, { to, template: receiptTemplate })
@@ -173,6 +182,7 @@ async function main() {
         'send-transactional-template': transactional,
         campaign: campaignMessage,
         workflow: workflowMessage,
+        'campaign-long': longCampaignMessage,
       }
     }
 
@@ -183,6 +193,13 @@ async function main() {
     await setTracking('ENABLED')
     const tracked = await sendEachKind(2)
 
+    if (values.keep) {
+      mkdirSync(values.keep, { recursive: true })
+      for (const kind of kinds) {
+        writeFileSync(path.join(values.keep, `${kind}-untracked.eml`), untracked[kind].raw)
+        writeFileSync(path.join(values.keep, `${kind}-tracked.eml`), tracked[kind].raw)
+      }
+    }
     const htmlBytes = async (message: Received) => Buffer.byteLength(String((await simpleParser(message.raw)).html))
     const score = (filter: SpamFilter, message: Received) => filter.score(message.raw, message)
     const results: Record<string, unknown> = {}

@@ -2,7 +2,7 @@
  * The content the spam-score script sends, shaped like the mail issue #33 measured: a newsletter of about 1.7 kB of
  * HTML with a header image and two links (a MARKETING template sent through /v1/send, and a campaign), a short
  * image-less welcome email (a workflow's SEND_EMAIL step), and a receipt (a transactional template, tracked only
- * when the project tracks all mail).
+ * when the project tracks all mail); and a longer newsletter (a campaign), long enough to carry the open pixel.
  */
 export const newsletter = {
   subject: 'Spring reading at Acme Books',
@@ -73,5 +73,35 @@ parcel is on its way.</p>
 <p>Questions about your order? Reply to this email.</p>
 </div>
 </body></html>
+`,
+}
+
+const story = (title: string, link: string, image: string) => `<tr><td>
+<img src="https://static.acme-books.example.com/news/${image}.jpg" width="552" height="200" alt="${title}" style="display:block;border:0">
+<h2 style="font-size:20px;margin:16px 0 8px">${title}</h2>
+<p>Our booksellers read everything that arrives in the shop, and every month they choose the few books they keep
+pressing into the hands of customers. This is one of them: a book that starts quietly and does not let go, that
+we finished late at night and talked about for days. Come and ask about it; we like nothing better.</p>
+<p><a href="https://www.acme-books.example.com/${link}">Read more about ${title}</a></p>
+</td></tr>`
+
+export const longNewsletter = {
+  subject: 'Autumn at Acme Books',
+  body: `<!doctype html>
+<html><head><meta charset="utf-8"><title>Autumn at Acme Books</title></head>
+<body style="margin:0;padding:0;background:#f4f1ea">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center">
+<table role="presentation" width="600" cellpadding="24" cellspacing="0" style="background:#ffffff;font-family:Georgia,serif;color:#222222">
+<tr><td><h1 style="font-size:24px;margin:0">Autumn at Acme Books</h1><p>Hello, here is what we are reading this season.</p></td></tr>
+${story('The Lighthouse Keeper', 'books/lighthouse-keeper', 'lighthouse')}
+${story('Three Countries', 'books/three-countries', 'three-countries')}
+${story('The Winter Garden', 'books/winter-garden', 'winter-garden')}
+<tr><td><p>On the last Friday of the month, the author of our book of the month joins us in the shop for a reading
+and a conversation. Seats are free, but the room is small.</p>
+<p><a href="https://www.acme-books.example.com/events/reading">Book a seat</a></p>
+<p>Happy reading,<br>The Acme Books team</p></td></tr>
+<tr><td style="font-size:12px;color:#777777">You receive this email because you signed up for news from Acme Books.
+<a href="{{unsubscribeUrl}}">Unsubscribe</a></td></tr>
+</table></td></tr></table></body></html>
 `,
 }
