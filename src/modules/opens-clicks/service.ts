@@ -50,7 +50,7 @@ async function resolveClick(
   const click = readClickToken(ctx.secret, token)
   if (!click) return undefined
   if ('target' in click) return { emailId: click.emailId, target: click.target, record: true }
-  const stored = await findTrackedLink(ctx.db, click.linkId, click.emailId)
+  const stored = await findTrackedLink(ctx.pool, click.linkId, click.emailId)
   if (!stored || (stored.emailProjectId !== null && stored.emailProjectId !== stored.projectId)) return undefined
   const target = linkTarget(stored.url)
   return target && { emailId: click.emailId, target, record: stored.emailProjectId !== null }
