@@ -21,7 +21,8 @@ const chromeOnWindows =
 
 const personalised = {
   subject: 'Hello {{ name }}',
-  body: '<p>Dear {{ data.name }} ({{ email }})</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>',
+  // Long enough to carry the open pixel (HTML over 3,200 characters).
+  body: `<p>Dear {{ data.name }} ({{ email }})</p><p>${'News of the month. '.repeat(170)}</p><a href="{{ unsubscribeUrl }}">Unsubscribe</a>`,
 }
 
 /** Sets up an account with a verified sender domain on `env`; returns it with its sender address. */

@@ -43,7 +43,9 @@ afterAll(async () => {
   await sink.close()
 })
 
-async function send(to: string, key = account.secretKey): Promise<string> {
+const resetBody = '<p>Reset <a href="https://app.example.com/reset">here</a></p>'
+
+async function send(to: string, key = account.secretKey, body = resetBody): Promise<string> {
   const response = await env.server.app.inject({
     method: 'POST',
     url: '/v1/send',
@@ -51,7 +53,7 @@ async function send(to: string, key = account.secretKey): Promise<string> {
     payload: {
       to,
       subject: 'Your reset link',
-      body: '<p>Reset <a href="https://app.example.com/reset">here</a></p>',
+      body,
       from,
     },
   })
@@ -183,7 +185,8 @@ describe('GET /emails/:id', () => {
     expect(tracked.statusCode).toBe(200)
     sink.reset()
     const to = uniqueEmail('reader')
-    const id = await send(to)
+    // Long enough to carry the open pixel (HTML over 3,200 characters).
+    const id = await send(to, account.secretKey, `${resetBody}<p>${'Words of help. '.repeat(220)}</p>`)
     const [message] = await sink.waitForMessages(1)
     await waitForStatus(id, 'SENT')
     const html = String(message?.parsed.html)
