@@ -5,10 +5,12 @@ import { root } from './server.js'
 
 /** Runs the load generator in its own process and returns what it measured. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/load.ts', JSON.stringify(spec)], {
+  // On stdin: a spec with thousands of paths is more than one command-line argument may hold.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/load.ts'], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
+  child.stdin.end(JSON.stringify(spec))
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString()

@@ -1,7 +1,8 @@
-// Load generator, run as its own process (`tsx bench/lib/load.ts '<json>'`) so it never shares a CPU
-// scheduler slot or event loop with the server it measures. Prints one JSON line.
+// Load generator, run as its own process (`tsx bench/lib/load.ts '<json>'`, or the JSON on stdin) so it never
+// shares a CPU scheduler slot or event loop with the server it measures. Prints one JSON line.
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { text } from 'node:stream/consumers'
 import autocannon from 'autocannon'
 
 export type LoadSpec = {
@@ -15,6 +16,8 @@ export type LoadSpec = {
    * one reaches its rate limit. A file because a command-line argument holds at most 128 kB.
    */
   pathsFile?: string
+  /** Paths (and queries) taken in turn, one per request, instead of `url`'s own: e.g. a different id each time. */
+  paths?: string[]
   connections: number
   durationSeconds: number
   /** An open-loop load: this many requests per second over all connections, `amount` in all, then it stops. */
@@ -38,8 +41,8 @@ function percentile(sorted: Float64Array, fraction: number): number {
 }
 
 async function main(): Promise<void> {
-  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec
-  const paths = spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : undefined
+  const spec = JSON.parse(process.argv[2] ?? (await text(process.stdin))) as LoadSpec
+  const paths = spec.paths ?? (spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : undefined)
   const latencies: number[] = []
   const prefix = randomBytes(3).toString('hex')
   let counter = 0
@@ -56,10 +59,10 @@ async function main(): Promise<void> {
         setupRequest: (request) => {
           counter += 1
           const path = paths?.[counter % paths.length]
-          const withPath = path ? { ...request, path } : request
+          const routed = path ? { ...request, path } : request
           return spec.body
-            ? { ...withPath, body: spec.body.replaceAll('{{email}}', `load-${prefix}-${counter}@example.com`) }
-            : withPath
+            ? { ...routed, body: spec.body.replaceAll('{{email}}', `load-${prefix}-${counter}@example.com`) }
+            : routed
         },
       },
     ],
