@@ -1,16 +1,18 @@
 import type { AppContext } from '../../context.js'
+import { allOk, batcherPer, settleEach } from '../../db/batcher.js'
 import { publishEvents } from '../../events/bus.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
 import { wakeSystemMail } from '../system-mail/service.js'
 import { sendWebhook, WebhookError, webhookResolverOf } from '../workflows/webhook/index.js'
 import { webhookDisabledEvent } from './event-types.js'
+import { streakChangesOf } from './failure-streak.js'
 import { noticeOwnersOfDisabledWebhook } from './owner-notice.js'
 import { webhookPayload } from './payload.js'
 import { openWebhookSecret, webhookSignature } from './signature.js'
-import { type ClaimedMessage, recordAttempt, updateFailureStreak } from './sql.js'
+import { type AttemptOutcome, type ClaimedMessage, disableFailingEndpoints, recordAttempts } from './sql.js'
 
 /** The spec's webhook timeout, every redirect and reading the answer included. */
-const timeoutMs = 10_000
+export const webhookTimeoutMs = 10_000
 const userAgent = 'Mailroom-Webhook/1'
 
 type Answer = {
@@ -38,7 +40,7 @@ async function post(ctx: AppContext, message: ClaimedMessage): Promise<Answer> {
   try {
     const answer = await sendWebhook(
       { url: message.url, method: 'POST', headers, body },
-      { resolver: webhookResolverOf(ctx), allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs },
+      { resolver: webhookResolverOf(ctx), allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs: webhookTimeoutMs },
     )
     return {
       succeeded: answer.ok,
@@ -59,34 +61,40 @@ function retryAt(ctx: AppContext, attempts: number, at: Date): Date | null {
   return delayMs === undefined ? null : new Date(at.getTime() + delayMs)
 }
 
-/**
- * Makes one attempt of a claimed message and records it with the message's next state and the endpoint's failure
- * streak, in one transaction; an endpoint that has failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled there, with
- * the `webhook.disabled` event and a system email to each owner of the project. The HTTP call holds no transaction
- * open.
- */
-export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): Promise<void> {
+/** One attempt of a claimed message, not yet recorded. The HTTP call holds no transaction open. */
+async function attempt(ctx: AppContext, message: ClaimedMessage): Promise<AttemptOutcome> {
   const started = performance.now()
   const at = new Date()
   const answer = await post(ctx, message)
-  const latencyMs = Math.round(performance.now() - started)
+  return {
+    messageId: message.id,
+    endpointId: message.endpoint_id,
+    at,
+    ...answer,
+    latencyMs: Math.round(performance.now() - started),
+    retryAt: answer.succeeded ? null : retryAt(ctx, message.attempts + 1, new Date()),
+  }
+}
+
+/**
+ * Records a batch of attempts in one transaction: the attempts, the messages' next states and the endpoints'
+ * failure streaks (one statement when all succeeded), and an endpoint that has failed for
+ * WEBHOOK_DISABLE_AFTER_HOURS is disabled there, with the `webhook.disabled` event and a system email to each owner
+ * of the project.
+ */
+async function recordBatch(ctx: AppContext, outcomes: readonly AttemptOutcome[]): Promise<void> {
+  const streaks = streakChangesOf(outcomes)
+  const failing = streaks.flatMap((streak) =>
+    streak.change === 'clear' ? [] : [{ endpointId: streak.endpointId, at: streak.lastFailureAt }],
+  )
+  if (failing.length === 0) {
+    await recordAttempts(ctx.db, outcomes, streaks)
+    return
+  }
   const disabled = await ctx.db.transaction(async (tx) => {
-    await recordAttempt(tx, {
-      messageId: message.id,
-      endpointId: message.endpoint_id,
-      at,
-      ...answer,
-      latencyMs,
-      retryAt: answer.succeeded ? null : retryAt(ctx, message.attempts + 1, new Date()),
-    })
-    const endpoint = await updateFailureStreak(
-      tx,
-      message.endpoint_id,
-      answer.succeeded,
-      at,
-      ctx.config.webhooks.disableAfterMs,
-    )
-    if (endpoint) {
+    await recordAttempts(tx, outcomes, streaks)
+    const endpoints = await disableFailingEndpoints(tx, failing, ctx.config.webhooks.disableAfterMs)
+    for (const endpoint of endpoints) {
       await publishEvents(tx, [
         {
           projectId: endpoint.project_id,
@@ -105,11 +113,38 @@ export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): 
         failingSince: new Date(endpoint.failing_since),
       })
     }
-    return endpoint
+    return endpoints
   })
-  if (disabled) {
-    ctx.log.warn({ webhookId: disabled.id, projectId: disabled.project_id }, 'webhook endpoint disabled after failing')
+  for (const endpoint of disabled) {
+    ctx.log.warn({ webhookId: endpoint.id, projectId: endpoint.project_id }, 'webhook endpoint disabled after failing')
+  }
+  if (disabled.length > 0) {
     wakeEventDispatcher(ctx.pool)
     wakeSystemMail(ctx)
   }
+}
+
+/**
+ * Attempts that end while a batch is being recorded are recorded together in the next one (group commit: no
+ * timer, one batch at a time, so an endpoint's streak moves in the order its attempts ended). A batch that fails
+ * (two processes' batches deadlocking on the same failing endpoints) is recorded again one attempt at a time.
+ */
+const recorderOf = batcherPer<AppContext, AttemptOutcome, void>((ctx) => ({
+  maxSize: 500,
+  maxInFlight: 1,
+  async run(outcomes) {
+    try {
+      await recordBatch(ctx, outcomes)
+      return allOk(outcomes.map(() => undefined))
+    } catch (err) {
+      if (outcomes.length === 1) throw err
+      ctx.log.warn({ err, attempts: outcomes.length }, 'webhook attempts recorded one by one after their batch failed')
+      return settleEach(outcomes, (outcome) => recordBatch(ctx, [outcome]))
+    }
+  },
+}))
+
+/** Makes one attempt of a claimed message and records it (with the others ending meanwhile). */
+export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): Promise<void> {
+  await recorderOf(ctx)(await attempt(ctx, message))
 }

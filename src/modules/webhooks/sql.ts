@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { likePatternSql } from './event-types.js'
+import type { StreakChange } from './failure-streak.js'
 
 /**
  * One message per (event, enabled endpoint of the event's project with a matching pattern), in one statement.
@@ -31,13 +32,15 @@ export type ClaimedMessage = {
   url: string
   /** The current secret, and the one before the last rotation while it still signs; sealed (signature.ts). */
   secrets: string[]
+  /** The lease's end as stored (text, to the microsecond): what `releaseLeases` checks is still this claim's. */
+  leased_until: string
 }
 
 /**
- * Leases due messages of enabled endpoints for `leaseSeconds`, at most `perEndpoint` in flight per endpoint
+ * Leases due messages of enabled endpoints for `leaseSeconds`, at most `perEndpoint` leased per endpoint
  * (counting the leases other workers hold), `limit` in all. SKIP LOCKED lets several workers claim at once without
  * taking one message twice; two claiming at the same moment can each see the other's leases as not yet there, so
- * an endpoint has at most `perEndpoint` in flight per worker.
+ * an endpoint has at most `perEndpoint` leased per worker.
  */
 export async function claimDueMessages(
   db: Executor,
@@ -68,11 +71,29 @@ export async function claimDueMessages(
     UPDATE webhook_messages AS m
     SET leased_until = now() + make_interval(secs => ${options.leaseSeconds})
     FROM picked, webhook_endpoints AS endpoint
-    WHERE m.id = picked.id AND endpoint.id = m.endpoint_id
+    -- ANY: the primary key's index, not a hash join over a scan of the whole log, which the planner takes for a
+    -- few rows of a small table and keeps taking as it grows.
+    WHERE m.id = ANY(ARRAY(SELECT id FROM picked)) AND m.id = picked.id AND endpoint.id = m.endpoint_id
     RETURNING m.id, m.project_id, m.endpoint_id, m.event_type, m.data, m.created_at, m.attempts, endpoint.url,
       array_remove(ARRAY[endpoint.secret,
-        CASE WHEN endpoint.previous_secret_expires_at > now() THEN endpoint.previous_secret END], NULL) AS secrets`)
+        CASE WHEN endpoint.previous_secret_expires_at > now() THEN endpoint.previous_secret END], NULL) AS secrets,
+      m.leased_until::text AS leased_until`)
   return result.rows
+}
+
+/**
+ * Ends the leases of claimed messages that will not be attempted under them (they waited too long behind their
+ * endpoint, or the process is stopping), so any worker can claim them now. A lease renewed since by another claim
+ * is left alone.
+ */
+export async function releaseLeases(db: Executor, claimed: readonly ClaimedMessage[]): Promise<void> {
+  if (claimed.length === 0) return
+  await db.execute(sql`
+    UPDATE webhook_messages SET leased_until = NULL
+    WHERE id = ANY(${sql.param(claimed.map((message) => message.id))}::uuid[])
+      AND (id, leased_until) IN (
+        SELECT * FROM unnest(${sql.param(claimed.map((message) => message.id))}::uuid[],
+          ${sql.param(claimed.map((message) => message.leased_until))}::timestamptz[]))`)
 }
 
 /** Whether any message waits for an attempt: the loop's cheap look (the partial index on pending messages). */
@@ -99,45 +120,89 @@ export type AttemptOutcome = {
   retryAt: Date | null
 }
 
-/** Logs the attempt and moves the message on: delivered, due again at `retryAt`, or failed; the lease ends. */
-export async function recordAttempt(db: Executor, outcome: AttemptOutcome): Promise<void> {
+/**
+ * Logs a batch of attempts and moves each message on (delivered, due again at `retryAt`, or failed; the lease
+ * ends), and applies the batch's failure streak changes (failure-streak.ts) to their endpoints: one statement,
+ * whatever the batch's size. An endpoint's row is written only when its streak starts or ends.
+ */
+export async function recordAttempts(
+  db: Executor,
+  outcomes: readonly AttemptOutcome[],
+  streaks: readonly StreakChange[],
+): Promise<void> {
+  const rows = outcomes.map((outcome) => ({
+    message_id: outcome.messageId,
+    endpoint_id: outcome.endpointId,
+    at: outcome.at.toISOString(),
+    succeeded: outcome.succeeded,
+    response_status: outcome.responseStatus,
+    response_body: outcome.responseBody,
+    error: outcome.error,
+    latency_ms: outcome.latencyMs,
+    url: outcome.url,
+    status: outcome.succeeded ? 'DELIVERED' : outcome.retryAt ? 'PENDING' : 'FAILED',
+    retry_at: outcome.retryAt?.toISOString() ?? null,
+  }))
+  const changes = streaks.map((streak) => ({
+    endpoint_id: streak.endpointId,
+    change: streak.change,
+    at: streak.change === 'clear' ? null : streak.at.toISOString(),
+  }))
   await db.execute(sql`
-    INSERT INTO webhook_attempts (message_id, endpoint_id, at, succeeded, response_status, response_body, error,
-      latency_ms, url)
-    VALUES (${outcome.messageId}, ${outcome.endpointId}, ${outcome.at}, ${outcome.succeeded},
-      ${outcome.responseStatus}, ${outcome.responseBody}, ${outcome.error}, ${outcome.latencyMs}, ${outcome.url})`)
-  const status = outcome.succeeded ? 'DELIVERED' : outcome.retryAt ? 'PENDING' : 'FAILED'
-  await db.execute(sql`
-    UPDATE webhook_messages
-    SET status = ${status}, attempts = attempts + 1, last_attempt_at = ${outcome.at}, leased_until = NULL,
-      next_attempt_at = coalesce(${outcome.retryAt}::timestamptz, next_attempt_at)
-    WHERE id = ${outcome.messageId}`)
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(message_id uuid, endpoint_id uuid,
+        at timestamptz, succeeded boolean, response_status int, response_body text, error text, latency_ms int,
+        url text, status text, retry_at timestamptz)
+    ),
+    moved AS (
+      UPDATE webhook_messages AS m
+      SET status = o.status, attempts = m.attempts + 1, last_attempt_at = o.at, leased_until = NULL,
+        next_attempt_at = coalesce(o.retry_at, m.next_attempt_at)
+      FROM outcome AS o
+      -- ANY: the primary key's index (see claimDueMessages).
+      WHERE m.id = ANY(ARRAY(SELECT message_id FROM outcome)) AND m.id = o.message_id
+      RETURNING m.id
+    ),
+    -- Of messages still there: one deleted meanwhile (its endpoint was) has no log to add to.
+    logged AS (
+      INSERT INTO webhook_attempts (message_id, endpoint_id, at, succeeded, response_status, response_body, error,
+        latency_ms, url)
+      SELECT o.message_id, o.endpoint_id, o.at, o.succeeded, o.response_status, o.response_body, o.error,
+        o.latency_ms, o.url
+      FROM outcome AS o JOIN moved ON moved.id = o.message_id
+    ),
+    streak AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(changes)}::jsonb) AS s(endpoint_id uuid, change text, at timestamptz)
+    )
+    UPDATE webhook_endpoints AS endpoint
+    SET failing_since = CASE s.change WHEN 'clear' THEN NULL WHEN 'restart' THEN s.at
+      ELSE coalesce(endpoint.failing_since, s.at) END
+    FROM streak AS s
+    WHERE endpoint.id = s.endpoint_id
+      AND CASE s.change WHEN 'clear' THEN endpoint.failing_since IS NOT NULL WHEN 'restart' THEN true
+        ELSE endpoint.failing_since IS NULL END`)
 }
 
+export type DisabledEndpoint = { id: string; project_id: string; url: string; failing_since: string }
+
 /**
- * Keeps the endpoint's failure streak: cleared by a success, started by the first failure after one. An endpoint
- * whose streak has lasted `disableAfterMs` is disabled; returns it then (once: it is no longer enabled after).
+ * Disables the endpoints whose streak has lasted `disableAfterMs` at their latest failure, and returns them, once:
+ * the WHERE is checked again on each locked row, so of two batches ending together only one disables an endpoint
+ * (and publishes the event).
  */
-export async function updateFailureStreak(
+export async function disableFailingEndpoints(
   db: Executor,
-  endpointId: string,
-  succeeded: boolean,
-  at: Date,
+  failures: readonly { endpointId: string; at: Date }[],
   disableAfterMs: number,
-): Promise<{ id: string; project_id: string; url: string; failing_since: string } | undefined> {
-  if (succeeded) {
-    await db.execute(sql`
-      UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${endpointId} AND failing_since IS NOT NULL`)
-    return undefined
-  }
-  await db.execute(sql`
-    UPDATE webhook_endpoints SET failing_since = ${at}::timestamptz WHERE id = ${endpointId} AND failing_since IS NULL`)
-  // A statement of its own: its WHERE is checked again on the locked row, so of two attempts ending together
-  // only one disables the endpoint (and publishes the event).
-  const result = await db.execute<{ id: string; project_id: string; url: string; failing_since: string }>(sql`
-    UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', updated_at = now()
-    WHERE id = ${endpointId} AND enabled
-      AND failing_since <= ${at}::timestamptz - make_interval(secs => ${disableAfterMs / 1000})
-    RETURNING id, project_id, url, failing_since`)
-  return result.rows[0]
+): Promise<DisabledEndpoint[]> {
+  if (failures.length === 0) return []
+  const rows = failures.map((failure) => ({ endpoint_id: failure.endpointId, at: failure.at.toISOString() }))
+  const result = await db.execute<DisabledEndpoint>(sql`
+    UPDATE webhook_endpoints AS endpoint
+    SET enabled = false, disabled_reason = 'failing', updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS f(endpoint_id uuid, at timestamptz)
+    WHERE endpoint.id = f.endpoint_id AND endpoint.enabled
+      AND endpoint.failing_since <= f.at - make_interval(secs => ${disableAfterMs / 1000})
+    RETURNING endpoint.id, endpoint.project_id, endpoint.url, endpoint.failing_since`)
+  return result.rows
 }
