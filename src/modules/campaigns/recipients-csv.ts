@@ -39,8 +39,10 @@ function csvLine(recipient: CampaignRecipient): string {
 
 /**
  * `GET /campaigns/:id/recipients.csv`: the campaign's recipients in a state (all without one) as CSV, read a chunk
- * at a time with the listing's keyset and pulled by the reply stream, so a million rows hold one chunk in memory.
- * The campaign is checked before the first byte, so another project's id is a 404, not an empty file.
+ * at a time and pulled by the reply stream, so a million rows hold one chunk in memory. Each of the state's ranges
+ * is read on its own, in id order: a chunk taken across all of them (as a page of the listing is) would read a
+ * chunk from each range to keep one. The campaign is checked before the first byte, so another project's id is a
+ * 404, not an empty file.
  */
 export async function streamCampaignRecipientsCsv(
   db: Executor,
@@ -52,13 +54,15 @@ export async function streamCampaignRecipientsCsv(
   const branches = branchesOf(state)
   async function* lines() {
     yield recipientCsvHeader
-    let after: RecipientPosition | undefined
-    for (;;) {
-      const rows = await findRecipientRows(db, projectId, campaignId, branches, after, chunkRows)
-      if (rows.length > 0) yield rows.map((row) => csvLine(toRecipient(row))).join('')
-      const last = rows.at(-1)
-      if (!last || rows.length < chunkRows) return
-      after = { branch: last.branch, id: last.id }
+    for (const branch of branches) {
+      let after: RecipientPosition | undefined
+      for (;;) {
+        const rows = await findRecipientRows(db, projectId, campaignId, [branch], after, chunkRows)
+        if (rows.length > 0) yield rows.map((row) => csvLine(toRecipient(row))).join('')
+        const last = rows.at(-1)
+        if (!last || rows.length < chunkRows) break
+        after = { branch: 0, id: last.id }
+      }
     }
   }
   return Readable.from(lines(), { objectMode: false })
