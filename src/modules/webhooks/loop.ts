@@ -12,9 +12,10 @@ const perEndpoint = 16
 /** Attempts in flight per process across every endpoint. */
 const maxInFlight = 256
 /**
- * Messages one endpoint may have leased (by every process), when the lease leaves time to wait: claimed in one
- * statement and started `perEndpoint` at a time as earlier attempts are recorded, so a busy endpoint needs a claim
- * every few dozen messages instead of every `perEndpoint`.
+ * Messages of one endpoint a process may hold, when the lease leaves time to wait: claimed in one statement and
+ * started `perEndpoint` at a time as earlier attempts are recorded, so a busy endpoint needs a claim every few
+ * dozen messages instead of every `perEndpoint`. Each process counts its own: two workers may each send 16 to one
+ * endpoint at once.
  */
 const leasedPerEndpoint = 64
 /** Claimed messages waiting for a slot, per process. */
@@ -66,6 +67,13 @@ function deliveriesOf(ctx: AppContext): Deliveries {
     })
   }
   return deliveries
+}
+
+/** What this process holds of each endpoint: attempts not yet recorded, and messages waiting for a slot. */
+function heldByEndpoint(deliveries: Deliveries): Map<string, number> {
+  const held = new Map(deliveries.unrecorded)
+  for (const [endpointId, queue] of deliveries.held) held.set(endpointId, (held.get(endpointId) ?? 0) + queue.length)
+  return held
 }
 
 /** Starts what the slots allow; a message whose lease no longer covers an attempt goes back instead. */
@@ -127,6 +135,7 @@ async function claimAndStart(ctx: AppContext): Promise<boolean> {
     perEndpoint: ahead ? leasedPerEndpoint : perEndpoint,
     limit,
     leaseSeconds: ctx.config.crashRecovery.webhookLeaseSeconds,
+    held: heldByEndpoint(deliveries),
   })
   const startBy = ahead ? claimedAt + waitMs : Number.POSITIVE_INFINITY
   for (const message of claimed) {

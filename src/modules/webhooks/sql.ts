@@ -37,35 +37,32 @@ export type ClaimedMessage = {
 }
 
 /**
- * Leases due messages of enabled endpoints for `leaseSeconds`, at most `perEndpoint` leased per endpoint
- * (counting the leases other workers hold), `limit` in all. SKIP LOCKED lets several workers claim at once without
- * taking one message twice; two claiming at the same moment can each see the other's leases as not yet there, so
- * an endpoint has at most `perEndpoint` leased per worker.
+ * Leases due messages of enabled endpoints for `leaseSeconds`, `limit` in all, and for each endpoint at most
+ * `perEndpoint` less what this worker already holds of it (`held`, by endpoint id). SKIP LOCKED lets several
+ * workers claim at once without taking one message twice. Each worker keeps its own count: reading the leases of
+ * all workers from the table walked every lease not yet vacuumed away, at every claim.
  */
 export async function claimDueMessages(
   db: Executor,
-  options: { perEndpoint: number; limit: number; leaseSeconds: number },
+  options: { perEndpoint: number; limit: number; leaseSeconds: number; held: ReadonlyMap<string, number> },
 ): Promise<ClaimedMessage[]> {
+  const held = [...options.held].map(([endpoint_id, count]) => ({ endpoint_id, count }))
   const result = await db.execute<ClaimedMessage>(sql`
-    WITH picked AS (
+    WITH held AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(held)}::jsonb) AS h(endpoint_id uuid, count int)
+    ),
+    picked AS (
       SELECT due.id FROM webhook_endpoints AS endpoint
-      CROSS JOIN LATERAL (
-        SELECT count(*)::int AS busy FROM webhook_messages AS leased
-        WHERE leased.endpoint_id = endpoint.id AND leased.status = 'PENDING' AND leased.leased_until IS NOT NULL
-          AND leased.leased_until > now()
-      ) AS flight
+      LEFT JOIN held ON held.endpoint_id = endpoint.id
       CROSS JOIN LATERAL (
         SELECT m.id FROM webhook_messages AS m
         WHERE m.endpoint_id = endpoint.id AND m.status = 'PENDING' AND m.next_attempt_at <= now()
           AND (m.leased_until IS NULL OR m.leased_until <= now())
         ORDER BY m.next_attempt_at
-        LIMIT greatest(${options.perEndpoint}::int - flight.busy, 0)
+        LIMIT greatest(${options.perEndpoint}::int - coalesce(held.count, 0), 0)
         FOR UPDATE OF m SKIP LOCKED
       ) AS due
       WHERE endpoint.enabled
-        AND EXISTS (
-          SELECT 1 FROM webhook_messages AS any_due
-          WHERE any_due.endpoint_id = endpoint.id AND any_due.status = 'PENDING' AND any_due.next_attempt_at <= now())
       LIMIT ${options.limit}
     )
     UPDATE webhook_messages AS m
