@@ -23,13 +23,34 @@ type Answer = {
   url: string
 }
 
+/** Opened secrets per context, by endpoint and sealed text: a rotation seals a new text, so none is ever stale. */
+const openedSecrets = new WeakMap<AppContext, Map<string, string>>()
+const maxOpenedSecrets = 10_000
+
+/** The endpoint's signing secret, opened once rather than for every message (AES-GCM and its buffers each time). */
+function openedSecret(ctx: AppContext, endpointId: string, sealed: string): string {
+  let opened = openedSecrets.get(ctx)
+  if (!opened) {
+    opened = new Map()
+    openedSecrets.set(ctx, opened)
+  }
+  const key = `${endpointId}:${sealed}`
+  let secret = opened.get(key)
+  if (secret === undefined) {
+    secret = openWebhookSecret(ctx.config.secret, endpointId, sealed)
+    if (opened.size >= maxOpenedSecrets) opened.clear()
+    opened.set(key, secret)
+  }
+  return secret
+}
+
 /** One POST of the message, signed for this attempt; never throws (no answer is an answer too, with `error`). */
 async function post(ctx: AppContext, message: ClaimedMessage): Promise<Answer> {
   const body = JSON.stringify(
     webhookPayload({ eventType: message.event_type, createdAt: new Date(message.created_at), data: message.data }),
   )
   const timestampSeconds = Math.floor(Date.now() / 1000)
-  const secrets = message.secrets.map((sealed) => openWebhookSecret(ctx.config.secret, message.endpoint_id, sealed))
+  const secrets = message.secrets.map((sealed) => openedSecret(ctx, message.endpoint_id, sealed))
   const headers = {
     'user-agent': userAgent,
     'content-type': 'application/json',
