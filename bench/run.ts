@@ -30,6 +30,9 @@ const benchmarks: Record<string, () => Promise<Benchmark>> = {
   'segment-compute': async () => (await import('./benchmarks/segment-compute.js')).segmentCompute,
   workflows: async () => (await import('./benchmarks/workflows.js')).workflows,
   'web-bundle': async () => (await import('./benchmarks/web-bundle.js')).webBundle,
+  webhooks: async () => (await import('./benchmarks/webhooks.js')).webhooks,
+  emails: async () => (await import('./benchmarks/emails.js')).emails,
+  'recipients-csv': async () => (await import('./benchmarks/recipients-csv.js')).recipientsCsv,
 }
 
 function machine() {
