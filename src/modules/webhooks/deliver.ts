@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.js'
-import { allOk, batcherPer, settleEach } from '../../db/batcher.js'
+import { allOk, settleEach } from '../../db/batcher.js'
 import { publishEvents } from '../../events/bus.js'
 import { wakeEventDispatcher } from '../../events/wake.js'
 import { wakeSystemMail } from '../system-mail/service.js'
 import { sendWebhook, WebhookError, webhookResolverOf } from '../workflows/webhook/index.js'
+import { createAttemptRecorder } from './attempt-recorder.js'
 import { webhookDisabledEvent } from './event-types.js'
 import { streakChangesOf } from './failure-streak.js'
 import { noticeOwnersOfDisabledWebhook } from './owner-notice.js'
@@ -145,25 +146,37 @@ async function recordBatch(ctx: AppContext, outcomes: readonly AttemptOutcome[])
   }
 }
 
+/** Per context (tests run several in one process): see createAttemptRecorder. */
+const recorders = new WeakMap<AppContext, (outcome: AttemptOutcome) => Promise<void>>()
+
 /**
- * Attempts that end while a batch is being recorded are recorded together in the next one (group commit: no
- * timer, one batch at a time, so an endpoint's streak moves in the order its attempts ended). A batch that fails
- * (two processes' batches deadlocking on the same failing endpoints) is recorded again one attempt at a time.
+ * Attempts are recorded in batches (attempt-recorder.ts). A batch that fails (two processes' batches deadlocking
+ * on the same failing endpoints) is recorded again one attempt at a time.
  */
-const recorderOf = batcherPer<AppContext, AttemptOutcome, void>((ctx) => ({
-  maxSize: 500,
-  maxInFlight: 1,
-  async run(outcomes) {
-    try {
-      await recordBatch(ctx, outcomes)
-      return allOk(outcomes.map(() => undefined))
-    } catch (err) {
-      if (outcomes.length === 1) throw err
-      ctx.log.warn({ err, attempts: outcomes.length }, 'webhook attempts recorded one by one after their batch failed')
-      return settleEach(outcomes, (outcome) => recordBatch(ctx, [outcome]))
-    }
-  },
-}))
+function recorderOf(ctx: AppContext): (outcome: AttemptOutcome) => Promise<void> {
+  let recorder = recorders.get(ctx)
+  if (!recorder) {
+    recorder = createAttemptRecorder({
+      maxSize: 500,
+      maxInFlight: 3,
+      async run(outcomes) {
+        try {
+          await recordBatch(ctx, outcomes)
+          return allOk(outcomes.map(() => undefined))
+        } catch (err) {
+          if (outcomes.length === 1) throw err
+          ctx.log.warn(
+            { err, attempts: outcomes.length },
+            'webhook attempts recorded one by one after their batch failed',
+          )
+          return settleEach(outcomes, (outcome) => recordBatch(ctx, [outcome]))
+        }
+      },
+    })
+    recorders.set(ctx, recorder)
+  }
+  return recorder
+}
 
 /** Makes one attempt of a claimed message and records it (with the others ending meanwhile). */
 export async function deliverMessage(ctx: AppContext, message: ClaimedMessage): Promise<void> {
