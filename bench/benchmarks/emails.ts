@@ -10,7 +10,7 @@ export const emails: Benchmark = {
     runBenchScript(
       'bench/emails.ts',
       quick
-        ? ['--emails', '20000', '--lookups', '1000', '--seconds', '2']
+        ? ['--emails', '20000', '--lookups', '1000', '--seconds', '1']
         : ['--emails', '10000000', '--lookups', '10000', '--seconds', '10'],
       serverEnv,
     ),

@@ -10,7 +10,7 @@ export const webhooks: Benchmark = {
     runBenchScript(
       'bench/webhooks.ts',
       quick
-        ? ['--rate', '200', '--seconds', '2', '--send-rate', '100', '--backlog', '2000']
+        ? ['--rate', '200', '--seconds', '1', '--send-rate', '100', '--backlog', '1000']
         : ['--rate', '1000', '--seconds', '10', '--send-rate', '250', '--backlog', '20000'],
       serverEnv,
     ),
