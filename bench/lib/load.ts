@@ -42,7 +42,8 @@ function percentile(sorted: Float64Array, fraction: number): number {
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? (await text(process.stdin))) as LoadSpec
-  const paths = spec.paths ?? (spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : undefined)
+  const paths =
+    spec.paths ?? (spec.pathsFile ? readFileSync(spec.pathsFile, 'utf8').split('\n').filter(Boolean) : undefined)
   const latencies: number[] = []
   const prefix = randomBytes(3).toString('hex')
   let counter = 0
