@@ -110,11 +110,12 @@ async function recordBatch(ctx: AppContext, outcomes: readonly AttemptOutcome[])
     streak.change === 'clear' ? [] : [{ endpointId: streak.endpointId, at: streak.lastFailureAt }],
   )
   if (failing.length === 0) {
-    await recordAttempts(ctx.db, outcomes, streaks)
+    // Successes only: see recordAttempts. A batch that may disable an endpoint waits for its flush.
+    await recordAttempts(ctx.db, outcomes, streaks, { waitForFlush: false })
     return
   }
   const disabled = await ctx.db.transaction(async (tx) => {
-    await recordAttempts(tx, outcomes, streaks)
+    await recordAttempts(tx, outcomes, streaks, { waitForFlush: true })
     const endpoints = await disableFailingEndpoints(tx, failing, ctx.config.webhooks.disableAfterMs)
     for (const endpoint of endpoints) {
       await publishEvents(tx, [

@@ -121,11 +121,18 @@ export type AttemptOutcome = {
  * Logs a batch of attempts and moves each message on (delivered, due again at `retryAt`, or failed; the lease
  * ends), and applies the batch's failure streak changes (failure-streak.ts) to their endpoints: one statement,
  * whatever the batch's size. An endpoint's row is written only when its streak starts or ends.
+ *
+ * `waitForFlush: false` commits without waiting for the WAL to reach the disk (synchronous_commit off for this
+ * statement's transaction alone): an endpoint's next attempts wait for this record, and the flush was a large part
+ * of that wait on a busy disk. Should PostgreSQL itself crash within the WAL writer's delay, the record is lost
+ * and the message is sent again when its lease ends, with the same webhook-id: the at-least-once delivery a
+ * receiver already handles. A worker's crash loses nothing: the commit is in PostgreSQL.
  */
 export async function recordAttempts(
   db: Executor,
   outcomes: readonly AttemptOutcome[],
   streaks: readonly StreakChange[],
+  options: { waitForFlush: boolean },
 ): Promise<void> {
   const rows = outcomes.map((outcome) => ({
     message_id: outcome.messageId,
@@ -147,9 +154,10 @@ export async function recordAttempts(
   }))
   await db.execute(sql`
     WITH outcome AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(message_id uuid, endpoint_id uuid,
+      SELECT o.* FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(message_id uuid, endpoint_id uuid,
         at timestamptz, succeeded boolean, response_status int, response_body text, error text, latency_ms int,
         url text, status text, retry_at timestamptz)
+      ${options.waitForFlush ? sql`` : sql`CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait`}
     ),
     moved AS (
       UPDATE webhook_messages AS m
