@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SubmissionHandler } from '../../src/mail/submission/handler.js'
+import { SmtpRefusal, type SubmissionHandler } from '../../src/mail/submission/handler.js'
 import { createSubmissionHandler } from '../../src/modules/relay/handler.js'
 import { setLimits } from '../billing/helpers.js'
 import { addDomain, addVerifiedDomain, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
@@ -183,6 +183,54 @@ describe('RCPT TO', () => {
       code: 452,
       message: expect.stringMatching(/^4\.3\.1 The project's monthly transactional limit of 0 emails is reached/),
     })
+  })
+})
+
+/** 'taken', or the refusal the client would read. */
+const outcomeOf = (step: Promise<void>) =>
+  step.then(
+    () => 'taken',
+    (err: unknown) => (err instanceof SmtpRefusal ? { code: err.responseCode, message: err.message } : err),
+  )
+
+describe('MAIL FROM and RCPT TO of many connections at once', () => {
+  it('share their lookups, each judged for its own project and address', async () => {
+    await env.server.app.inject({
+      method: 'POST',
+      url: '/suppressions',
+      headers: bearer(account.secretKey),
+      payload: { email: 'shared-lookup@example.net', reason: 'bounce' },
+    })
+    // Asked in one turn of the event loop, as pipelined commands of several connections are: one batch each.
+    const senders = await Promise.all(
+      [
+        handler.checkSender(account.project.id, `app@${domain}`),
+        handler.checkSender(other.project.id, `app@${domain}`),
+        handler.checkSender(other.project.id, 'app@other-project.example.com'),
+        handler.checkSender(account.project.id, 'app@pending.example.com'),
+      ].map(outcomeOf),
+    )
+    expect(senders).toEqual([
+      'taken',
+      { code: 550, message: `5.7.1 Sender domain ${domain} is not registered to this project` },
+      'taken',
+      { code: 550, message: '5.7.1 Sender domain pending.example.com is not verified yet' },
+    ])
+    const recipients = await Promise.all(
+      [
+        handler.checkRecipient(other.project.id, 'shared-lookup@example.net'),
+        handler.checkRecipient(account.project.id, 'Shared-Lookup@example.net'),
+        handler.checkRecipient(account.project.id, 'someone-else@example.net'),
+      ].map(outcomeOf),
+    )
+    expect(recipients).toEqual([
+      'taken',
+      {
+        code: 550,
+        message: '5.1.1 Shared-Lookup@example.net is suppressed: earlier mail to this address bounced permanently',
+      },
+      'taken',
+    ])
   })
 })
 

@@ -4,7 +4,7 @@ import type { AppError } from '../../errors.js'
 import { SmtpRefusal } from '../../mail/submission/handler.js'
 import { limitExceeded } from '../billing/usage.js'
 import { suppressedEmailErrors } from '../suppressions/service.js'
-import { findRecipientState } from './sql.js'
+import { recipientStateLookupOf } from './lookups.js'
 
 const mailbox = z.email().max(254)
 
@@ -22,7 +22,7 @@ export async function checkRecipient(ctx: AppContext, projectId: string, address
   if (!mailbox.safeParse(address).success) {
     throw new SmtpRefusal(553, `5.1.3 The recipient address ${address} is not valid`)
   }
-  const state = await findRecipientState(ctx.db, projectId, address)
+  const state = await recipientStateLookupOf(ctx.db)({ projectId, address })
   if (state.suppression) throw new SmtpRefusal(550, `5.1.1 ${address} is ${suppressedEmailErrors[state.suppression]}`)
   if (!state.withinCap) throw overBillingCap(await limitExceeded(ctx.db, projectId, 'transactional', 1))
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js'
 import { domainOf } from '../../mail/address.js'
 import { SmtpRefusal } from '../../mail/submission/handler.js'
 import { assertSenderAllowedBatched, type SenderRow, senderRule } from '../domains/service.js'
-import { findSenderState } from './sql.js'
+import { senderStateLookupOf } from './lookups.js'
 
 const mailbox = z.email().max(254)
 
@@ -32,7 +32,7 @@ function applySenderRule(ctx: AppContext, address: string, row: SenderRow | unde
 
 /**
  * MAIL FROM: the project may send now (not disabled, not paused by the reputation guard: /v1/send refuses both
- * too) and from this address's domain, by the rule of /v1/send, looked up in the same statement. The From header
+ * too) and from this address's domain, by the rule of /v1/send, looked up in the same statement (batched). The From header
  * is judged again at the end of DATA when it differs.
  */
 export async function checkSender(ctx: AppContext, projectId: string, address: string): Promise<void> {
@@ -44,7 +44,7 @@ export async function checkSender(ctx: AppContext, projectId: string, address: s
   }
   if (!mailbox.safeParse(address).success)
     throw new SmtpRefusal(553, `5.1.7 The sender address ${address} is not valid`)
-  const state = await findSenderState(ctx.db, projectId, domainOf(address))
+  const state = await senderStateLookupOf(ctx.db)({ projectId, domain: domainOf(address) })
   if (!state) throw new SmtpRefusal(550, '5.7.1 This project no longer exists')
   if (state.disabledReason !== null) {
     throw new SmtpRefusal(550, `5.7.1 Sending is disabled for this project: ${state.disabledReason}`)

@@ -7,8 +7,8 @@ import type { SenderRow } from '../domains/service.js'
 import type { SuppressionReason } from '../suppressions/service.js'
 
 /**
- * What MAIL FROM judges, in one statement (it runs for every message): whether the project may send now (disabled
- * by a failed payment, paused by the reputation guard) and its row of the sender's domain, if any.
+ * What MAIL FROM judges: whether the project may send now (disabled by a failed payment, paused by the reputation
+ * guard) and its row of the sender's domain, if any; undefined when the project is gone.
  */
 export type SenderState = {
   disabledReason: string | null
@@ -16,8 +16,12 @@ export type SenderState = {
   domain: SenderRow | undefined
 }
 
+export type SenderKey = { projectId: string; domain: string }
+
 type SenderStateRow = {
-  disabled: boolean
+  ord: string
+  project_id: string | null
+  disabled: boolean | null
   disabled_reason: string | null
   paused: string | null
   domain_id: string | null
@@ -25,50 +29,63 @@ type SenderStateRow = {
   status: SenderRow['status'] | null
 }
 
-export async function findSenderState(
-  db: Executor,
-  projectId: string,
-  domain: string,
-): Promise<SenderState | undefined> {
+/**
+ * The sender states of many MAIL FROM commands (of every connection) in one named statement, in key order: it
+ * runs for every message, and its parsing and planning would cost more than running it.
+ */
+export async function findSenderStates(db: Executor, keys: readonly SenderKey[]): Promise<(SenderState | undefined)[]> {
   const result = await executeNamed<SenderStateRow>(
     db,
-    'relay-sender-state',
+    'relay-sender-states',
     sql`
-    SELECT p.disabled, p.disabled_reason, p.sending_paused_reason AS paused, d.id AS domain_id, d.domain, d.status
-    FROM projects AS p LEFT JOIN domains AS d ON d.project_id = p.id AND d.domain = ${domain}::text
-    WHERE p.id = ${projectId}::uuid`,
+    SELECT k.ord, p.id AS project_id, p.disabled, p.disabled_reason, p.sending_paused_reason AS paused,
+      d.id AS domain_id, d.domain, d.status
+    FROM unnest(${sql.param(keys.map((key) => key.projectId))}::uuid[], ${sql.param(keys.map((key) => key.domain))}::text[])
+      WITH ORDINALITY AS k(project_id, domain, ord)
+    LEFT JOIN projects AS p ON p.id = k.project_id
+    LEFT JOIN domains AS d ON d.project_id = k.project_id AND d.domain = k.domain`,
   )
-  const row = result.rows[0]
-  if (!row) return undefined
-  return {
-    disabledReason: row.disabled ? (row.disabled_reason ?? 'disabled') : null,
-    pausedReason: row.paused,
-    domain:
-      row.domain_id !== null && row.domain !== null && row.status !== null
-        ? { project_id: projectId, id: row.domain_id, domain: row.domain, status: row.status }
-        : undefined,
+  const states: (SenderState | undefined)[] = keys.map(() => undefined)
+  for (const row of result.rows) {
+    if (row.project_id === null) continue
+    states[Number(row.ord) - 1] = {
+      disabledReason: row.disabled ? (row.disabled_reason ?? 'disabled') : null,
+      pausedReason: row.paused,
+      domain:
+        row.domain_id !== null && row.domain !== null && row.status !== null
+          ? { project_id: row.project_id, id: row.domain_id, domain: row.domain, status: row.status }
+          : undefined,
+    }
   }
+  return states
 }
 
-/** What RCPT TO judges, in one statement: the address's suppression, and whether the cap has room for one more. */
+/** What RCPT TO judges: the address's suppression, and whether the cap has room for one more. */
 export type RecipientState = { suppression: SuppressionReason | undefined; withinCap: boolean }
 
-export async function findRecipientState(db: Executor, projectId: string, address: string): Promise<RecipientState> {
+export type RecipientKey = { projectId: string; address: string }
+
+/** The recipient states of many RCPT TO commands in one named statement, in key order (see findSenderStates). */
+export async function findRecipientStates(db: Executor, keys: readonly RecipientKey[]): Promise<RecipientState[]> {
   const cap = sql`b.${limitColumn.transactional}`
-  const result = await executeNamed<{ reason: SuppressionReason | null; within_cap: boolean }>(
+  const result = await executeNamed<{ ord: string; reason: SuppressionReason | null; within_cap: boolean | null }>(
     db,
-    'relay-recipient-state',
+    'relay-recipient-states',
     sql`
-    SELECT s.reason, ${cap} IS NULL OR (
+    SELECT k.ord, s.reason, ${cap} IS NULL OR (
       SELECT coalesce(sum(u.used), 0) FROM billing_usage AS u
       WHERE u.project_id = b.project_id AND u.period = ${currentPeriodStart} AND u.category = 'transactional'
     ) + 1 <= ${cap} AS within_cap
-    FROM (SELECT 1) AS one
-    LEFT JOIN suppressions AS s ON s.project_id = ${projectId}::uuid AND s.email = lower(${address}::text)
-    LEFT JOIN project_billing AS b ON b.project_id = ${projectId}::uuid`,
+    FROM unnest(${sql.param(keys.map((key) => key.projectId))}::uuid[], ${sql.param(keys.map((key) => key.address))}::text[])
+      WITH ORDINALITY AS k(project_id, address, ord)
+    LEFT JOIN suppressions AS s ON s.project_id = k.project_id AND s.email = lower(k.address)
+    LEFT JOIN project_billing AS b ON b.project_id = k.project_id`,
   )
-  const row = result.rows[0]
-  return { suppression: row?.reason ?? undefined, withinCap: row?.within_cap ?? true }
+  const states: RecipientState[] = keys.map(() => ({ suppression: undefined, withinCap: true }))
+  for (const row of result.rows) {
+    states[Number(row.ord) - 1] = { suppression: row.reason ?? undefined, withinCap: row.within_cap ?? true }
+  }
+  return states
 }
 
 /**
