@@ -27,6 +27,8 @@ async function storeMany(ctx: AppContext, items: SubmissionToStore[]): Promise<O
 
 export const relayBatcherOf = batcherPer((ctx: AppContext) => ({
   maxSize: 64,
-  maxInFlight: 2,
+  // One at a time: the submissions of the few connections that end while it commits form the next batch, which
+  // a second batch in flight would split (at 4 connections, ~1.4 messages a commit instead of ~2).
+  maxInFlight: 1,
   run: (items: SubmissionToStore[]) => storeMany(ctx, items),
 }))

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client.js'
 import { executeNamed } from '../../db/named-statement.js'
-import { submittedMessages } from '../../db/schema/index.js'
+import type { submittedMessages } from '../../db/schema/index.js'
 import { currentPeriodStart, limitColumn } from '../billing/categories.js'
 import type { SenderRow } from '../domains/service.js'
 import type { SuppressionReason } from '../suppressions/service.js'
@@ -101,8 +101,18 @@ export async function findEmailsOfKey(db: Executor, projectId: string, key: stri
   return new Map(result.rows.map((row) => [row.to_email.trim().toLowerCase(), row.id]))
 }
 
-export type NewSubmittedMessage = typeof submittedMessages.$inferInsert
+export type NewSubmittedMessage = Pick<
+  typeof submittedMessages.$inferInsert,
+  'id' | 'projectId' | 'mailFrom' | 'raw' | 'idempotencyKey'
+>
 
+/** The messages of a group commit, in one statement; the raw message travels as a binary parameter. */
 export async function insertSubmittedMessages(db: Executor, messages: readonly NewSubmittedMessage[]): Promise<void> {
-  if (messages.length > 0) await db.insert(submittedMessages).values([...messages])
+  if (messages.length === 0) return
+  const rows = messages.map(
+    (message) =>
+      sql`(${message.id}::uuid, ${message.projectId}::uuid, ${message.mailFrom}::text, ${message.raw}::bytea, ${message.idempotencyKey ?? null}::text)`,
+  )
+  await db.execute(sql`
+    INSERT INTO submitted_messages (id, project_id, mail_from, raw, idempotency_key) VALUES ${sql.join(rows, sql`, `)}`)
 }

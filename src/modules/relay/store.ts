@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js'
+import { withNamedStatements } from '../../db/named-statement.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { addUsage, limitExceeded } from '../billing/usage.js'
 import { upsertContacts } from '../contacts/service.js'
@@ -46,7 +47,9 @@ export async function storeSubmissions(ctx: AppContext, items: readonly Submissi
   for (const { projectId, recipients } of items) {
     for (const email of recipients) contacts.set(contactKey(projectId, email), { projectId, email })
   }
-  return ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (transaction) => {
+    // Batches of a few messages: parsing and planning the statements cost more than running them.
+    const tx = withNamedStatements(transaction)
     for (const item of items) if (item.claim) await claimIdempotencyKey(tx, item.projectId, item.claim)
     const upserted = await upsertContacts(
       tx,
