@@ -19,7 +19,7 @@ export type SenderState = {
 export type SenderKey = { projectId: string; domain: string }
 
 type SenderStateRow = {
-  ord: string
+  ord: number
   project_id: string | null
   disabled: boolean | null
   disabled_reason: string | null
@@ -31,24 +31,26 @@ type SenderStateRow = {
 
 /**
  * The sender states of many MAIL FROM commands (of every connection) in one named statement, in key order: it
- * runs for every message, and its parsing and planning would cost more than running it.
+ * runs for every message, and its parsing and planning would cost more than running it. The keys come as a JSON
+ * recordset rather than arrays: the planner estimates a recordset's rows alike with or without their values, so
+ * after its first runs it keeps one generic plan; over unnest it would plan every call anew.
  */
 export async function findSenderStates(db: Executor, keys: readonly SenderKey[]): Promise<(SenderState | undefined)[]> {
+  const input = keys.map((key, ord) => ({ ord, project_id: key.projectId, domain: key.domain }))
   const result = await executeNamed<SenderStateRow>(
     db,
     'relay-sender-states',
     sql`
     SELECT k.ord, p.id AS project_id, p.disabled, p.disabled_reason, p.sending_paused_reason AS paused,
       d.id AS domain_id, d.domain, d.status
-    FROM unnest(${sql.param(keys.map((key) => key.projectId))}::uuid[], ${sql.param(keys.map((key) => key.domain))}::text[])
-      WITH ORDINALITY AS k(project_id, domain, ord)
+    FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS k(ord int, project_id uuid, domain text)
     LEFT JOIN projects AS p ON p.id = k.project_id
     LEFT JOIN domains AS d ON d.project_id = k.project_id AND d.domain = k.domain`,
   )
   const states: (SenderState | undefined)[] = keys.map(() => undefined)
   for (const row of result.rows) {
     if (row.project_id === null) continue
-    states[Number(row.ord) - 1] = {
+    states[row.ord] = {
       disabledReason: row.disabled ? (row.disabled_reason ?? 'disabled') : null,
       pausedReason: row.paused,
       domain:
@@ -68,7 +70,8 @@ export type RecipientKey = { projectId: string; address: string }
 /** The recipient states of many RCPT TO commands in one named statement, in key order (see findSenderStates). */
 export async function findRecipientStates(db: Executor, keys: readonly RecipientKey[]): Promise<RecipientState[]> {
   const cap = sql`b.${limitColumn.transactional}`
-  const result = await executeNamed<{ ord: string; reason: SuppressionReason | null; within_cap: boolean | null }>(
+  const input = keys.map((key, ord) => ({ ord, project_id: key.projectId, address: key.address }))
+  const result = await executeNamed<{ ord: number; reason: SuppressionReason | null; within_cap: boolean | null }>(
     db,
     'relay-recipient-states',
     sql`
@@ -76,14 +79,13 @@ export async function findRecipientStates(db: Executor, keys: readonly Recipient
       SELECT coalesce(sum(u.used), 0) FROM billing_usage AS u
       WHERE u.project_id = b.project_id AND u.period = ${currentPeriodStart} AND u.category = 'transactional'
     ) + 1 <= ${cap} AS within_cap
-    FROM unnest(${sql.param(keys.map((key) => key.projectId))}::uuid[], ${sql.param(keys.map((key) => key.address))}::text[])
-      WITH ORDINALITY AS k(project_id, address, ord)
+    FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS k(ord int, project_id uuid, address text)
     LEFT JOIN suppressions AS s ON s.project_id = k.project_id AND s.email = lower(k.address)
     LEFT JOIN project_billing AS b ON b.project_id = k.project_id`,
   )
   const states: RecipientState[] = keys.map(() => ({ suppression: undefined, withinCap: true }))
   for (const row of result.rows) {
-    states[Number(row.ord) - 1] = { suppression: row.reason ?? undefined, withinCap: row.within_cap ?? true }
+    states[row.ord] = { suppression: row.reason ?? undefined, withinCap: row.within_cap ?? true }
   }
   return states
 }
