@@ -340,6 +340,34 @@ describe('accepting a submission', () => {
     await sink.waitForMessages(12)
   })
 
+  it('a submission waits for those of the other open transactions, and they share its commit', async () => {
+    const recipients = ['first', 'second', 'third'].map(
+      (name) => `${name}-${randomBytes(4).toString('hex')}@example.net`,
+    )
+    const raws = await Promise.all(
+      recipients.map((to, index) => composeRaw({ from: `app@${domain}`, to, subject: `Gathered ${index}`, text: 'x' })),
+    )
+    const submitted = (index: number) => ({
+      ...submission(account.project.id, raws[index] ?? Buffer.alloc(0), {
+        from: `app@${domain}`,
+        to: [recipients[index] ?? ''],
+      }),
+      // As the server says when three connections each have a message under way.
+      openTransactions: 3,
+    })
+    const first = handler.accept(submitted(0))
+    // The first one's commit could start now; it waits for the two others, which end a turn later.
+    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
+    await Promise.all([first, handler.accept(submitted(1)), handler.accept(submitted(2))])
+    // now() is the transaction's start: one value for all three rows, one commit.
+    const stored = await env.server.ctx.pool.query<{ commits: number }>(
+      'SELECT count(DISTINCT created_at)::int AS commits FROM emails WHERE project_id = $1 AND to_email = ANY($2)',
+      [account.project.id, recipients],
+    )
+    expect(stored.rows).toEqual([{ commits: 1 }])
+  })
+
   it('the same Idempotency-Key submitted twice at once stores the message once', async () => {
     const raw = await composeRaw({
       from: `app@${domain}`,

@@ -27,6 +27,8 @@ async function expectDeliveredAsSent(submission: Submission | undefined, recipie
     mailFrom: 'app@sender.test',
     recipients,
     remoteAddress: '127.0.0.1',
+    // One client at a time: no other transaction to wait for.
+    openTransactions: 1,
   })
   if (!submission) return
   // Dot-stuffing undone: the dotted lines arrive as written, so the whole message is byte for byte the file.

@@ -22,7 +22,7 @@ export type ConversationOptions = {
 }
 
 /** The steps of a conversation a server still to answer; `accepting` lists the sessions whose DATA is being stored. */
-export type Conversation = Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'> & {
+export type Conversation = Pick<SMTPServerOptions, 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData' | 'onClose'> & {
   accepting: Set<SMTPServerSession>
   /** Called by the server once the reply to a DATA is written. */
   onReplied(listener: (session: SMTPServerSession) => void): void
@@ -43,6 +43,9 @@ export function createConversation(options: ConversationOptions): Conversation {
   const { handler, log } = options
   const rcptCommands = new WeakMap<SMTPServerEnvelope, number>()
   const accepting = new Set<SMTPServerSession>()
+  // Sessions with a mail transaction open, from an accepted MAIL FROM to the reply to its DATA (or the end of the
+  // connection; a transaction ended by RSET stays counted until then). Only a hint for the group commit.
+  const openTransactions = new Set<SMTPServerSession>()
   const repliedListeners: ((session: SMTPServerSession) => void)[] = []
 
   const refusalOf = (err: unknown, command: string, session: SMTPServerSession): SMTPServerError => {
@@ -80,7 +83,10 @@ export function createConversation(options: ConversationOptions): Conversation {
         return callback(new SmtpRefusal(553, '5.1.7 A sender address is required (MAIL FROM:<> is for bounces)'))
       }
       handler.checkSender(projectOf(session), address.address).then(
-        () => callback(),
+        () => {
+          openTransactions.add(session)
+          callback()
+        },
         (err: unknown) => callback(refusalOf(err, 'MAIL FROM', session)),
       )
     },
@@ -104,6 +110,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     onData(stream, session, callback) {
       const reply = (err: SMTPServerError | null, message?: string) => {
         accepting.delete(session)
+        openTransactions.delete(session)
         callback(err, message)
         for (const listener of repliedListeners) listener(session)
       }
@@ -111,6 +118,10 @@ export function createConversation(options: ConversationOptions): Conversation {
         (message) => reply(null, message),
         (err: unknown) => reply(refusalOf(err, 'DATA', session)),
       )
+    },
+
+    onClose(session) {
+      openTransactions.delete(session)
     },
   }
 
@@ -137,6 +148,7 @@ export function createConversation(options: ConversationOptions): Conversation {
       recipients: envelope.rcptTo.map((recipient) => recipient.address),
       raw: received.raw,
       remoteAddress: session.remoteAddress,
+      openTransactions: Math.max(1, openTransactions.size),
     })
     const [first] = emailIds
     return `2.0.0 Queued as ${first}${emailIds.length > 1 ? ` and ${emailIds.length - 1} more` : ''}`

@@ -26,6 +26,12 @@ export type Submission = {
   /** The message as the client sent it, CRLF line endings, dot-stuffing removed. */
   raw: Buffer
   remoteAddress: string
+  /**
+   * How many sessions of this server had a mail transaction open (MAIL FROM taken, DATA not yet answered) when
+   * this one's DATA ended, itself included: a hint that more submissions are about to end, for a group commit.
+   * Absent: no hint.
+   */
+  openTransactions?: number
 }
 
 /** A refusal the client sees in the conversation: `responseCode` and the message after it (with its enhanced code). */

@@ -121,6 +121,7 @@ function createServer(options: SubmissionServerOptions, conversation: Conversati
     onMailFrom: conversation.onMailFrom,
     onRcptTo: conversation.onRcptTo,
     onData: conversation.onData,
+    onClose: conversation.onClose,
   } satisfies SMTPServerOptions)
   // smtp-server re-emits a connection's socket errors on the server; unheard, one client resetting its
   // connection would crash the process.

@@ -5,7 +5,7 @@ import { domainOf, normalizeEmail } from '../../mail/address.js'
 import { SmtpRefusal, type Submission } from '../../mail/submission/handler.js'
 import { wakeOutbox } from '../delivery/service.js'
 import type { IdempotencyClaim } from '../idempotency/service.js'
-import { groupCommitMaxBytes, relayBatcherOf } from './batch.js'
+import { groupCommitMaxBytes, relayStoreOf } from './batch.js'
 import { readSubmittedMessage } from './message-headers.js'
 import { overBillingCap } from './recipient.js'
 import { assertSenderDomain } from './sender.js'
@@ -28,13 +28,13 @@ function distinctRecipients(recipients: readonly string[]): string[] {
  * Stores the submission: through the group commit when it may share a transaction, alone when it claims an
  * Idempotency-Key (a conflict must fail it alone) or is large.
  */
-async function store(ctx: AppContext, item: SubmissionToStore): Promise<string[]> {
+async function store(ctx: AppContext, item: SubmissionToStore, openTransactions: number): Promise<string[]> {
   if (item.claim || item.message.raw.length > groupCommitMaxBytes) {
     const [emailIds = []] = await storeSubmissions(ctx, [item])
     wakeOutbox(ctx.pool)
     return emailIds
   }
-  return relayBatcherOf(ctx)(item)
+  return relayStoreOf(ctx)(item, openTransactions)
 }
 
 /** Whether a refused claim was this relay's own (a resubmission after a lost 250) rather than an API request's. */
@@ -66,7 +66,11 @@ export async function acceptSubmission(ctx: AppContext, submission: Submission):
     : undefined
   let emailIds: string[]
   try {
-    emailIds = await store(ctx, { id, projectId, mailFrom, message, recipients, ...(claim && { claim }) })
+    emailIds = await store(
+      ctx,
+      { id, projectId, mailFrom, message, recipients, ...(claim && { claim }) },
+      submission.openTransactions ?? 1,
+    )
   } catch (err) {
     if (!(err instanceof AppError)) throw err
     if (err.code === 'BILLING_LIMIT_EXCEEDED') throw overBillingCap(err)
