@@ -8,7 +8,9 @@ import { findRecipientStates, findSenderStates, type RecipientKey, type SenderKe
  * cached, so a pause, a suppression or a full cap is seen by the very next command. They read committed state
  * through the pool, outside any transaction.
  */
-const lookupOptions = { maxSize: 256, maxInFlight: 1 }
+// Two in flight, as for API keys: the connections a commit answered ask at nearly the same time, and with one the
+// first would go alone and the others wait for it before their own.
+const lookupOptions = { maxSize: 256, maxInFlight: 2 }
 
 export const senderStateLookupOf = batcherPer((db: Database) => ({
   ...lookupOptions,
