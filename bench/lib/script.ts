@@ -19,5 +19,11 @@ export async function runBenchScript(
   })
   const [code] = await once(child, 'exit')
   if (code !== 0) throw new Error(`${script} exited with ${code}`)
-  return JSON.parse(output) as Record<string, unknown>
+  // An in-process server logs to stdout (one JSON line per entry, e.g. the job queue's connection ended by the
+  // database stopping at close); the result is the rest.
+  const result = output
+    .split('\n')
+    .filter((line) => !line.startsWith('{"level":'))
+    .join('\n')
+  return JSON.parse(result) as Record<string, unknown>
 }
