@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DomainView } from '../../src/modules/domains/schemas.js'
-import { publishDkim, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
+import { publishAllRecords, type ServerWithDns, startServerWithDns } from '../helpers/domains.js'
 import { uniqueEmail } from '../helpers/factories.js'
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js'
 import { accessibilityAudit, findChromium } from './browser.js'
@@ -85,7 +85,7 @@ suite(name, { timeout: 240_000 }, () => {
     const { project } = await openNewProject(session.page, env.server.url, uniqueEmail(), projectName)
     const key = project.secret
     const added = await callApi<DomainView>(env.server.url, key, 'POST', '/domains', { domain })
-    publishDkim(env.dns, added)
+    publishAllRecords(env.dns, added)
     const checked = await callApi<DomainView>(env.server.url, key, 'GET', `/domains/${added.id}/verify`)
     expect(checked.status).toBe('VERIFIED')
     return key
