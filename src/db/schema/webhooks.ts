@@ -66,10 +66,6 @@ export const webhookMessages = pgTable(
     index('webhook_messages_due_index')
       .on(table.endpointId, table.nextAttemptAt)
       .where(sql`${table.status} = 'PENDING'`),
-    // The claim's count of an endpoint's attempts in flight: the few leased rows, not all its pending ones.
-    index('webhook_messages_leased_index')
-      .on(table.endpointId)
-      .where(sql`${table.status} = 'PENDING' AND ${table.leasedUntil} IS NOT NULL`),
     index('webhook_messages_pending_index').on(table.nextAttemptAt).where(sql`${table.status} = 'PENDING'`),
     index('webhook_messages_retention_index').on(table.createdAt),
   ],

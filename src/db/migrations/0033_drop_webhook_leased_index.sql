@@ -1,0 +1,1 @@
+DROP INDEX "webhook_messages_leased_index";
