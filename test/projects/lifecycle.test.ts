@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resetKeptTables, resetWipedTables } from '../../src/modules/projects/lifecycle.js'
 import { type Account, bearer, createAccount } from '../helpers/factories.js'
@@ -105,6 +106,46 @@ describe('project reset and delete: what they keep and remove', () => {
     expect(await findReferences(server, ids)).toEqual([])
     const key = await server.app.inject({ method: 'GET', url: '/contacts', headers: bearer(owner.secretKey) })
     expect(key.statusCode).toBe(401)
+  })
+})
+
+describe('project delete while the outbox writes', () => {
+  it('succeeds when a writer holding one of its emails then waits on the project (PostgreSQL breaks the deadlock)', async () => {
+    const { owner } = await seedProject(server, 'Deadlocked')
+    const projectId = owner.project.id
+    const found = await server.ctx.db.execute<{ id: string }>(
+      sql`SELECT id FROM emails WHERE project_id = ${projectId} LIMIT 1`,
+    )
+    const emailId = found.rows[0]?.id
+    if (!emailId) throw new Error('the seed made no email')
+    // A writer as the outbox is one: it updates an email, then writes a row that references its project.
+    const writer = new pg.Client({ connectionString: server.ctx.config.databaseUrl })
+    await writer.connect()
+    try {
+      await writer.query('BEGIN')
+      await writer.query('UPDATE emails SET attempts = attempts WHERE id = $1', [emailId])
+      const deleting = remove(owner, projectId, { confirm: 'Deadlocked' })
+      // The delete has locked the project and waits for the email's row.
+      await expect
+        .poll(
+          async () => {
+            const waiting = await server.ctx.db.execute<{ count: number }>(sql`
+              SELECT count(*)::int AS count FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM projects%'`)
+            return waiting.rows[0]?.count
+          },
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1)
+      // Now the writer waits for the project: a cycle, which PostgreSQL breaks by aborting the delete's statement.
+      await writer.query('SELECT 1 FROM projects WHERE id = $1 FOR KEY SHARE', [projectId])
+      await writer.query('COMMIT')
+      const response = await deleting
+      expect(response.statusCode, response.body).toBe(200)
+      expect(await projectRowCounts(server, projectId)).toEqual({})
+    } finally {
+      await writer.end()
+    }
   })
 })
 

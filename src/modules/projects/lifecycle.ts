@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Config } from '../../config.js'
 import type { Database, Executor } from '../../db/client.js'
+import { transactionRetryingDeadlock } from '../../db/deadlock-retry.js'
 import { AppError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import { deleteProjectUploads } from '../uploads/service.js'
@@ -95,7 +96,8 @@ export async function resetProject(
   projectId: string,
   confirm: string,
 ): Promise<void> {
-  await deps.db.transaction(async (tx) => {
+  // Run again on a deadlock, as a delete is (below).
+  await transactionRetryingDeadlock(deps.db, async (tx) => {
     const project = await requireProjectRole(tx, userId, projectId, ['OWNER'], { lock: true })
     assertConfirmation(project.name, confirm)
     await deleteProjectJobs(tx, projectId)
@@ -120,7 +122,10 @@ export async function deleteProject(
   projectId: string,
   confirm: string,
 ): Promise<{ stripeSubscriptionId: string | null }> {
-  return deps.db.transaction(async (tx) => {
+  // The project row is locked first, then its rows cascade; the outbox locks an email and then reads its project
+  // (a key share): the two can meet in opposite order, and PostgreSQL aborts one. A second run finds the outbox
+  // done. The upload files a first run removed stay removed, as their rows are about to be.
+  return transactionRetryingDeadlock(deps.db, async (tx) => {
     const project = await requireProjectRole(tx, userId, projectId, ['OWNER'], { lock: true })
     assertConfirmation(project.name, confirm)
     const billing = await tx.execute<{ stripe_subscription_id: string | null }>(

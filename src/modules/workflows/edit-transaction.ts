@@ -1,11 +1,5 @@
 import type { Database, Transaction } from '../../db/client.js'
-
-const maxAttempts = 3
-
-function isDeadlock(err: unknown): boolean {
-  const cause = err instanceof Error && 'cause' in err ? err.cause : err
-  return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === '40P01'
-}
+import { transactionRetryingDeadlock } from '../../db/deadlock-retry.js'
 
 /**
  * One transaction of a workflow edit, run again when PostgreSQL breaks a deadlock by aborting it. An edit locks the
@@ -13,15 +7,6 @@ function isDeadlock(err: unknown): boolean {
  * workflow's counters: the two can meet in opposite order. The edit writes nothing outside the database, so
  * running it again from the start is safe.
  */
-export async function editTransaction<Result>(
-  db: Database,
-  work: (tx: Transaction) => Promise<Result>,
-): Promise<Result> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction(work)
-    } catch (err) {
-      if (attempt >= maxAttempts || !isDeadlock(err)) throw err
-    }
-  }
+export function editTransaction<Result>(db: Database, work: (tx: Transaction) => Promise<Result>): Promise<Result> {
+  return transactionRetryingDeadlock(db, work)
 }
