@@ -247,6 +247,7 @@ async function main() {
     }
 
     const base = `${server.url}/emails`
+    const newestRecipient = `USER${(emailCount - 1) % 1_000_000}@example.com`
     const bounced = await medianGetMs(`${base}?status=BOUNCED`, headers)
     const lists = {
       'last 7 days, no filter': await medianGetMs(base, headers),
@@ -255,7 +256,8 @@ async function main() {
         `${base}?status=BOUNCED&cursor=${encodeURIComponent(bounced.cursor)}`,
         headers,
       ),
-      'recipient=user4242@example.com': await medianGetMs(`${base}?recipient=user4242@example.com`, headers),
+      // The newest email's recipient: inside the default window, with one email per million before it.
+      [`recipient=${newestRecipient}`]: await medianGetMs(`${base}?recipient=${newestRecipient}`, headers),
       'campaignId (a tenth of the campaign mail)': await medianGetMs(`${base}?campaignId=${campaignIds[3]}`, headers),
       'sourceType=CAMPAIGN&status=CLICKED&limit=100': await medianGetMs(
         `${base}?sourceType=CAMPAIGN&status=CLICKED&limit=100`,

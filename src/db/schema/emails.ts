@@ -133,6 +133,9 @@ export const emails = pgTable(
     index('emails_provider_message_id_index')
       .on(table.providerMessageId)
       .where(sql`${table.providerMessageId} IS NOT NULL`),
+    // GET /emails?recipient=: the emails to one address, newest first, in a project of millions (a support desk's
+    // first question). Its cost on each insert was measured against the /v1/send benchmark (bench/README.md).
+    index('emails_recipient_index').on(table.projectId, sql`lower(${table.toEmail})`, table.createdAt),
     // Finds one project's queued emails when the reputation guard holds or releases them.
     index('emails_queued_project_index').on(table.projectId).where(sql`${table.status} = 'QUEUED'`),
     // A contact's emails: email-activity conditions for one contact, and the set-null of a deleted contact.

@@ -1,0 +1,1 @@
+CREATE INDEX "emails_recipient_index" ON "emails" USING btree ("project_id",lower("to_email"),"created_at");
