@@ -7,6 +7,7 @@ import type { Logger } from './logger.js'
 import { registerDatabaseGauges } from './modules/metrics/database-gauges.js'
 import { createMetrics, type Metrics } from './modules/metrics/registry.js'
 import { checkKeysOpen, sealPlaintextKeys } from './modules/projects/seal-plaintext-keys.js'
+import { markStartPhase } from './start-phases.js'
 
 /** Everything a request handler or a job needs, built once per process and passed down. */
 export type AppContext = {
@@ -27,16 +28,20 @@ export async function createAppContext(config: Config, log: Logger, role: Role):
   const embedded = config.databaseUrl
     ? undefined
     : await (await import('./db/embedded.js')).startEmbeddedPostgres(config.dataDir, (message) => log.info(message))
+  markStartPhase('database')
   const url = config.databaseUrl ?? embedded?.url
   if (!url) throw new Error('no database')
   const database = connectDatabase(url)
   try {
     await migrateDatabase(database.pool)
+    markStartPhase('migrations')
     const sealed = await sealPlaintextKeys(database.db, config.secret)
     if (sealed > 0) log.info({ projects: sealed }, 'sealed the plaintext API keys of projects made before 0020')
     await checkKeysOpen(database.db, config.secret)
+    markStartPhase('keys')
     const { jobHeartbeatSeconds } = config.crashRecovery
     const boss = await startBoss(url, log, { worker: role !== 'api', jobHeartbeatSeconds })
+    markStartPhase('jobs')
     const metrics = createMetrics(config)
     registerDatabaseGauges(metrics.registry, { db: database.db, boss, log })
     const closeHooks: (() => Promise<void>)[] = []

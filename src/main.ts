@@ -9,7 +9,10 @@ import { type MetricsServer, startMetricsServer } from './modules/metrics/server
 import { createSubmissionHandler } from './modules/relay/handler.js'
 import { startRelayListeners } from './modules/relay/listeners.js'
 import { assertSystemSenderSigned } from './modules/system-mail/sender-check.js'
+import { markStartPhase, startPhases } from './start-phases.js'
 import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
+
+markStartPhase('imports')
 
 const usage = `Usage: mailroom <command>
 
@@ -41,11 +44,16 @@ async function run(command: string, config: Config): Promise<void> {
   try {
     await assertSystemSenderSigned(ctx)
     await createJobQueues(ctx)
+    markStartPhase('queues')
     if (role !== 'api') worker = await startWorker(ctx)
+    markStartPhase('worker')
     app = role !== 'worker' ? await buildServer(ctx) : undefined
+    markStartPhase('routes')
     if (app) await app.listen({ port: config.port, host: config.host })
+    markStartPhase('listen')
     // The SMTP relay serves where the API does; it closes with the context, before the database.
     if (app) await startRelayListeners(ctx, createSubmissionHandler(ctx))
+    markStartPhase('relay')
     if (config.metrics.port !== undefined) {
       metricsServer = await startMetricsServer(ctx, config.metrics.port)
       log.info(`metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`)
@@ -60,7 +68,7 @@ async function run(command: string, config: Config): Promise<void> {
     throw err
   }
   log.info(
-    { role, ms: Date.now() - started },
+    { role, ms: Date.now() - started, ...startPhases() },
     app ? `Mailroom listening on http://${config.host}:${config.port}` : 'worker started',
   )
 
