@@ -1,9 +1,11 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
 import type { AppContext } from '../context.js'
 import type { App } from '../http/app-type.js'
 import { injectApi } from './api.js'
-import { createMcpServer } from './server.js'
+
+// The MCP SDK and the tools load with the first request (~300 ms of every start otherwise, for a route most
+// instances never see).
+const loadMcp = () => Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')])
 
 const mcpQuery = z.object({
   /** `/mcp?readOnly=true`: a client configured with this URL gets only the read tools, whatever the server allows. */
@@ -20,6 +22,7 @@ export function registerMcpRoute(app: App, ctx: AppContext): void {
   const schema = { hide: true, querystring: mcpQuery }
 
   app.post('/mcp', { config, schema }, async (request, reply) => {
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp()
     const server = createMcpServer(injectApi(app, request.headers.authorization ?? ''), {
       readOnly: ctx.config.mcp.readOnly || request.query.readOnly === 'true',
       limits: { confirmRecipientsAbove: ctx.config.mcp.confirmRecipientsAbove },

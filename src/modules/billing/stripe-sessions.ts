@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm'
-import { Stripe } from 'stripe'
+import type { Stripe } from 'stripe'
 import type { AppContext } from '../../context.js'
 import type { Executor } from '../../db/client.js'
 import { AppError } from '../../errors.js'
 import type { BillingInvoicesView } from './schemas.js'
-import { stripeClient } from './stripe-client.js'
+import { loadStripe, stripeClient } from './stripe-client.js'
 import { activeSubscriptionStatuses } from './subscription-statuses.js'
 
 type CustomerRow = {
@@ -31,7 +31,7 @@ export async function createCheckout(
   projectId: string,
   currency: string | undefined,
 ): Promise<{ url: string }> {
-  const { stripe, settings } = stripeClient(ctx.config)
+  const { stripe, settings } = await stripeClient(ctx.config)
   const row = await billingRow(ctx.db, projectId)
   if (row?.stripe_subscription_id && activeStatuses.has(row.subscription_status ?? '')) {
     throw new AppError(
@@ -59,7 +59,7 @@ export async function createCheckout(
 
 /** A Stripe billing portal session for the project's customer. Owners and admins. */
 export async function createBillingPortal(ctx: AppContext, projectId: string): Promise<{ url: string }> {
-  const { stripe } = stripeClient(ctx.config)
+  const { stripe } = await stripeClient(ctx.config)
   const customer = (await billingRow(ctx.db, projectId))?.stripe_customer_id
   if (!customer)
     throw new AppError('BAD_REQUEST', 'No customer found for this project: subscribe through checkout first')
@@ -76,7 +76,7 @@ const isoOf = (seconds: number | null | undefined) => (seconds ? new Date(second
 
 /** The customer's latest invoices, in Plunk's shape (amounts in minor units). Any member. */
 export async function listInvoices(ctx: AppContext, projectId: string): Promise<BillingInvoicesView> {
-  const { stripe } = stripeClient(ctx.config)
+  const { stripe } = await stripeClient(ctx.config)
   const customer = (await billingRow(ctx.db, projectId))?.stripe_customer_id
   if (!customer)
     throw new AppError('BAD_REQUEST', 'No customer found for this project: subscribe through checkout first')
@@ -120,7 +120,7 @@ export async function listInvoices(ctx: AppContext, projectId: string): Promise<
 export async function cancelSubscriptionQuietly(ctx: AppContext, subscriptionId: string | null): Promise<void> {
   if (!subscriptionId || !ctx.config.stripe) return
   try {
-    await stripeClient(ctx.config).stripe.subscriptions.cancel(subscriptionId)
+    await (await stripeClient(ctx.config)).stripe.subscriptions.cancel(subscriptionId)
   } catch (err) {
     ctx.log.warn({ err, subscriptionId }, 'could not cancel the Stripe subscription of a deleted project')
   }
@@ -131,7 +131,8 @@ async function callStripe<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call()
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeError) {
+    // Loaded by now: the call was made with a client.
+    if (err instanceof (await loadStripe()).errors.StripeError) {
       const status = err.statusCode
       if (status !== undefined && status >= 400 && status < 500) {
         throw new AppError('BAD_REQUEST', `Stripe refused the request: ${err.message}`)

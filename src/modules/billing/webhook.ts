@@ -40,7 +40,7 @@ export async function receiveBillingWebhook(
   rawBody: Buffer,
   signature: string | undefined,
 ): Promise<WebhookOutcome> {
-  const { stripe, settings } = stripeClient(ctx.config)
+  const { stripe, settings } = await stripeClient(ctx.config)
   if (!signature) throw new AppError('INVALID_WEBHOOK_SIGNATURE', 'Missing Stripe-Signature header')
   let event: { id: string; type: string; data: { object: unknown } }
   try {

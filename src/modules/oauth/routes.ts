@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from 'arctic'
+import type { OAuth2Client } from 'arctic'
 import { z } from 'zod'
 import type { OAuthProviderConfig } from '../../config.js'
 import type { AppContext } from '../../context.js'
@@ -34,7 +34,9 @@ export function registerOAuthRoutes(app: App, ctx: AppContext): void {
     return config
   }
 
-  function client(provider: OAuthProvider, config: OAuthProviderConfig): OAuth2Client {
+  // arctic (with its crypto dependencies) loads with the first sign-in, not with every start.
+  async function client(provider: OAuthProvider, config: OAuthProviderConfig): Promise<OAuth2Client> {
+    const { OAuth2Client } = await import('arctic')
     return new OAuth2Client(
       config.clientId,
       config.clientSecret,
@@ -48,9 +50,10 @@ export function registerOAuthRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { provider } = request.params
       const config = providerConfig(provider)
+      const { CodeChallengeMethod, generateCodeVerifier, generateState } = await import('arctic')
       const state = generateState()
       const codeVerifier = generateCodeVerifier()
-      const url = client(provider, config).createAuthorizationURLWithPKCE(
+      const url = (await client(provider, config)).createAuthorizationURLWithPKCE(
         config.authorizationUrl,
         state,
         CodeChallengeMethod.S256,
@@ -82,7 +85,7 @@ export function registerOAuthRoutes(app: App, ctx: AppContext): void {
       }
       let accessToken: string
       try {
-        const tokens = await client(provider, config).validateAuthorizationCode(
+        const tokens = await (await client(provider, config)).validateAuthorizationCode(
           config.tokenUrl,
           request.query.code,
           codeVerifier,

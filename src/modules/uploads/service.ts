@@ -8,7 +8,6 @@ import { decodeCursor, keysetPage, timestampText, timestampTextPattern, uuidPatt
 import { uploads } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
 import type { Logger } from '../../logger.js'
-import { cleanImage } from './image.js'
 import type { ImageUpload } from './multipart.js'
 import type { ObjectStore } from './object-store.js'
 import type { UploadListQuery, UploadPage, UploadView } from './schemas.js'
@@ -35,6 +34,8 @@ function storageFailed(log: Logger, err: unknown, action: string): AppError {
 
 /** Cleans the image, stores it, then records it; a failed record removes the stored object again. */
 export async function createUpload(deps: UploadDeps, projectId: string, upload: ImageUpload): Promise<UploadView> {
+  // sharp (libvips) loads with the first upload, not with every start.
+  const { cleanImage } = await import('./image.js')
   const image = await cleanImage(upload.bytes, { maxPixels: deps.config.uploads.maxPixels })
   const store = uploadStores(deps.config).current
   const key = newObjectKey(store.kind === 's3' ? deps.config.s3?.prefix : undefined, projectId, image.extension)

@@ -1,4 +1,4 @@
-import { dictionary } from '@zxcvbn-ts/language-common'
+import { createRequire } from 'node:module'
 import { z } from 'zod'
 
 /**
@@ -9,9 +9,16 @@ import { z } from 'zod'
 const passwordMinLength = 8
 const passwordMaxLength = 256
 
-const commonPasswords = new Set(dictionary['passwords-common'])
+// Loaded with the first password checked, not with every start: the package decompresses all its word lists when
+// it loads (~100 ms). Synchronously, as the schema's check is; its CommonJS build is the same code.
+let commonPasswords: Set<string> | undefined
+const require = createRequire(import.meta.url)
 
 function isCommonPassword(password: string): boolean {
+  if (!commonPasswords) {
+    const { dictionary }: typeof import('@zxcvbn-ts/language-common') = require('@zxcvbn-ts/language-common')
+    commonPasswords = new Set(dictionary['passwords-common'])
+  }
   return commonPasswords.has(password.toLowerCase())
 }
 
