@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
+import type pg from 'pg'
 import type { Database } from '../../db/client.js'
-import { migrationsApplied } from './migrations.js'
+import { latestMigrationApplied } from '../../db/migrate.js'
 
 // A probe must answer before its caller's timeout even while the database hangs (a stopped host, a full pool).
 const databaseTimeoutMs = 2_000
@@ -26,8 +27,8 @@ export type Readiness = {
 }
 
 /** Readiness: the database answers and holds every migration this build ships, so requests can be served. */
-export async function checkReadiness(db: Database): Promise<Readiness> {
-  const applied = await withinTimeout<boolean | undefined>(migrationsApplied(db), undefined)
+export async function checkReadiness(pool: pg.Pool): Promise<Readiness> {
+  const applied = await withinTimeout<boolean | undefined>(latestMigrationApplied(pool), undefined)
   if (applied === undefined) return { ready: false, database: 'down', migrations: 'unknown' }
   return { ready: applied, database: 'up', migrations: applied ? 'applied' : 'pending' }
 }
