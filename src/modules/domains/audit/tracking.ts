@@ -1,8 +1,11 @@
-import { request } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import type { DnsResolver } from '../../../mail/dns.js'
 import { finding } from './codes.js'
 import type { Finding } from './schemas.js'
+
+// Not an ES module import of node:https: that builds a view of all of node:http's exports too, whose WebSocket
+// and friends load Node's bundled undici at every start.
+const { request } = process.getBuiltinModule('node:https')
 
 type HttpsAnswer = { reached: true; status: number } | { reached: false; error: string }
 export type HttpsProbe = (url: URL) => Promise<HttpsAnswer>
