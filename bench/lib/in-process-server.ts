@@ -12,6 +12,7 @@ import { createDomain } from '../../src/modules/domains/service.js'
 import { generateProjectKeys, storeProjectKeys } from '../../src/modules/projects/keys.js'
 import { createJobQueues, startWorker } from '../../src/worker.js'
 import { openOwnDatabase } from './own-database.js'
+import { preloadStatementStats } from './statement-stats.js'
 
 export type InProcessServer = {
   ctx: AppContext
@@ -26,11 +27,20 @@ export type InProcessServer = {
  * also call services directly: on an embedded PostgreSQL in a temporary directory, or on a database of its own on
  * DATABASE_URL's server. `env` adds to (and overrides) the environment, as for the CLI.
  */
-export async function startInProcessServer(env: Record<string, string>): Promise<InProcessServer> {
+export async function startInProcessServer(
+  env: Record<string, string>,
+  options: { statementStats?: boolean } = {},
+): Promise<InProcessServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-'))
   const database = await openOwnDatabase()
   const config = loadConfig({ ...process.env, ...database.env, DATA_DIR: dataDir, PORT: '0', ...env })
-  const ctx = await createAppContext(config, createLogger(config), 'all')
+  let ctx = await createAppContext(config, createLogger(config), 'all')
+  if (options.statementStats && !config.databaseUrl) {
+    // pg_stat_statements loads when PostgreSQL starts: set it, then start the embedded cluster again.
+    await preloadStatementStats(ctx.db)
+    await ctx.close()
+    ctx = await createAppContext(config, createLogger(config), 'all')
+  }
   const app = await buildServer(ctx)
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   await createJobQueues(ctx)
