@@ -7,7 +7,7 @@ import type pg from 'pg'
 import { z } from 'zod'
 
 // Resolved from the repository root so it works from both src/db and dist/db.
-export const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url))
+const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url))
 
 // Several processes may start at once against one server: one migrates while the others wait.
 const migrationLockId = 0x6d61696c
@@ -22,7 +22,7 @@ function readLatestShippedMigration(): { tag: string; when: number } {
   return entries.reduce((latest, entry) => (entry.when > latest.when ? entry : latest))
 }
 
-export const latestShippedMigration = readLatestShippedMigration()
+const latestShippedMigration = readLatestShippedMigration()
 
 /**
  * Whether the database records the newest migration this build ships: drizzle applies them in order, in one
