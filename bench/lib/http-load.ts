@@ -42,9 +42,14 @@ export async function measure(spec: Omit<LoadSpec, 'connections' | 'durationSeco
   const after = cpu?.()
   const requests = runs.reduce((sum, run) => sum + run.requests, 0)
   const perRequest = (used: number) => Math.round((used / Math.max(1, requests)) * 1000) / 1000
+  // `total` is the headline of `--against` comparisons: a change may move work between the server and PostgreSQL.
   const cpuMsPerRequest =
     before && after
-      ? { server: perRequest(after.server - before.server), postgres: perRequest(after.postgres - before.postgres) }
+      ? {
+          server: perRequest(after.server - before.server),
+          postgres: perRequest(after.postgres - before.postgres),
+          total: perRequest(after.server - before.server + after.postgres - before.postgres),
+        }
       : undefined
   const byThroughput = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)
   const median = byThroughput[Math.floor(byThroughput.length / 2)] ?? runs[0]
