@@ -18,6 +18,7 @@ import { createFailedAuthLimit } from './http/failed-auth-limit.js'
 import { memoryFailureCounter, redisFailureCounter } from './http/failure-counter.js'
 import { registerJsonBody } from './http/json-body.js'
 import { connectRateLimitStore, registerRateLimit } from './http/rate-limit.js'
+import { lazyRequestLogger } from './http/request-logger.js'
 import { registerDashboard } from './http/static.js'
 import { registerTextGuard } from './http/text-guard.js'
 import { validatorCompiler } from './http/validation.js'
@@ -74,6 +75,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: defaultBodyLimitBytes,
     // Signed link tokens in paths are longer than fastify's default limit of 100 characters.
     routerOptions: { maxParamLength: 512 },
