@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Executor } from '../../db/client.js'
 import { emailAttachments, type emails } from '../../db/schema/index.js'
+import { newTimeOrderedUuid } from '../../db/time-ordered-uuid.js'
 import { wakeAfterCommit } from '../../db/wake.js'
 import { domainOf } from '../../mail/address.js'
 import { bulkPriority, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
@@ -65,7 +65,8 @@ const rowsPerInsert = 1000
 export async function enqueueEmails(tx: Executor, projectId: string, input: readonly NewEmail[]): Promise<string[]> {
   if (input.length === 0) return []
   const rows = input.map((email) => {
-    const id = randomUUID()
+    // Time-ordered, so each insert lands on the right edge of the primary key's index, not on random pages of it.
+    const id = newTimeOrderedUuid()
     const sourceType = email.sourceType ?? 'TRANSACTIONAL'
     return {
       id,
