@@ -19,6 +19,31 @@ const usedThisPeriod = (category: BillingCategory, projectId: SQL) => sql`(
   SELECT coalesce(sum(used), 0) FROM billing_usage
   WHERE project_id = ${projectId} AND period = ${currentPeriodStart} AND category = ${category})`
 
+/** The usage row a statement adds its counts to: a random one of the period's shards. */
+export function randomUsageShard(): number {
+  return Math.floor(Math.random() * usageShards)
+}
+
+/**
+ * `addUsage`'s uncapped half, for a statement that queues mail and counts it in the same round trip: CTEs that add
+ * each project's count of `counts` (a query of `project_id, n`) to shard `shard` of this period's usage of
+ * `category`, and name (`capped`) the projects that have a cap, which it leaves alone: the caller counts those
+ * with `addUsage`, whose lock on their billing row makes the cap exact. A cap set while such a statement runs
+ * applies from the next one, as with `addUsage`.
+ */
+export function uncappedUsageCtes(category: BillingCategory, counts: SQL, shard: SQL): SQL {
+  return sql`counts AS (${counts}), capped AS (
+      SELECT b.project_id FROM project_billing AS b JOIN counts USING (project_id)
+      WHERE b.${limitColumn[category]} IS NOT NULL
+    ), counted AS (
+      INSERT INTO billing_usage AS u (project_id, period, category, shard, used)
+      SELECT project_id, ${currentPeriodStart}, ${category}, ${shard}, n FROM counts
+      WHERE project_id NOT IN (SELECT project_id FROM capped)
+      ORDER BY project_id
+      ON CONFLICT (project_id, period, category, shard) DO UPDATE SET used = u.used + excluded.used
+    )`
+}
+
 /**
  * Adds `count` emails per project to this period's usage of `category` and returns the projects it refused:
  * those whose cap the addition would pass. Run it inside the transaction that queues the emails, late, since the
@@ -37,7 +62,7 @@ export async function addUsage(
   // Sorted, so transactions counting for several projects lock their rows in one order and cannot deadlock.
   const entries = [...counts].filter(([, count]) => count > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (entries.length === 0) return new Set()
-  const shard = Math.floor(Math.random() * usageShards)
+  const shard = randomUsageShard()
   const capped = await tx.execute<CappedRow>(sql`
     WITH wanted AS (
       SELECT * FROM unnest(${sql.param(entries.map(([projectId]) => projectId))}::uuid[],

@@ -4,7 +4,7 @@ import { emailAttachments, type emails } from '../../db/schema/index.js'
 import { newTimeOrderedUuid } from '../../db/time-ordered-uuid.js'
 import { wakeAfterCommit } from '../../db/wake.js'
 import { domainOf } from '../../mail/address.js'
-import { bulkPriority, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
+import { bulkPriority, type InsertEmails, insertEmails, type OutboxWake, outboxChannel } from './sql.js'
 
 type EmailSourceType = (typeof emails.$inferInsert)['sourceType'] & string
 
@@ -62,7 +62,12 @@ const rowsPerInsert = 1000
  * Stores emails in the outbox inside the caller's transaction and returns their ids in input order.
  * Nothing is sent before the transaction commits; the commit also wakes idle outbox workers.
  */
-export async function enqueueEmails(tx: Executor, projectId: string, input: readonly NewEmail[]): Promise<string[]> {
+export async function enqueueEmails(
+  tx: Executor,
+  projectId: string,
+  input: readonly NewEmail[],
+  insert: InsertEmails = insertEmails,
+): Promise<string[]> {
   if (input.length === 0) return []
   const rows = input.map((email) => {
     // Time-ordered, so each insert lands on the right edge of the primary key's index, not on random pages of it.
@@ -103,7 +108,7 @@ export async function enqueueEmails(tx: Executor, projectId: string, input: read
     })),
   )
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
-    await insertEmails(tx, rows.slice(start, start + rowsPerInsert))
+    await insert(tx, rows.slice(start, start + rowsPerInsert))
   }
   for (let start = 0; start < attachments.length; start += rowsPerInsert) {
     await tx.insert(emailAttachments).values(attachments.slice(start, start + rowsPerInsert))

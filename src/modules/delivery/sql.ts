@@ -52,15 +52,26 @@ export type EmailInsert = Pick<
   | 'workflowExecutionId'
 > & { id: string; sourceType: string; priority: number; headers: Record<string, string>; marketing: boolean }
 
+// The JSON rows of an insert (`EmailInsert`), as the column definitions of their recordset.
+const emailRowColumns = sql.raw(`id uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid,
+  "sourceType" text, priority smallint, "fromEmail" text, "fromName" text, "replyTo" text, "toEmail" text,
+  "toName" text, subject text, html text, headers jsonb, "messageId" text, "submittedMessageId" uuid,
+  "workflowId" uuid, "workflowExecutionId" uuid, marketing boolean`)
+
+/** `rows`, a jsonb parameter holding `EmailInsert` rows, as the relation `v` that `insertEmailsFrom` reads. */
+export function emailRowsOf(rows: SQL): SQL {
+  return sql`jsonb_to_recordset(${rows}::jsonb) AS v(${emailRowColumns})`
+}
+
 /**
- * Many rows in one statement with a single JSON parameter: a campaign enqueues thousands at once, and
- * binding ~20 parameters per row through the query builder costs more than the insert itself. Whether an
- * email is tracked is fixed here, from its project's mode, so every retry is composed the same way. An email
- * to an address on its project's suppression list is stored FAILED with the reason, never queued: by any path
- * (send, campaigns, workflows) and without a second statement.
+ * The outbox insert of the rows of `source`, a relation named `v` (`emailRowsOf`, or a CTE of it). Whether an
+ * email is tracked is fixed here, from its project's mode, so every retry is composed the same way. An email to an
+ * address on its project's suppression list is stored FAILED with the reason, never queued: by any path (send,
+ * campaigns, workflows) and without a second statement. Held projects' mail (`sendingHeld`, per row and stream)
+ * is queued outside the claim's range.
  */
-export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
-  await db.execute(sql`
+export function insertEmailsFrom(source: SQL): SQL {
+  return sql`
     INSERT INTO emails (id, project_id, contact_id, template_id, campaign_id, source_type, priority, from_email,
       from_name, reply_to, to_email, to_name, subject, html, headers, message_id, submitted_message_id, workflow_id,
       workflow_execution_id, tracked, marketing_stream, status, failed_at, last_error)
@@ -74,13 +85,21 @@ export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<v
       CASE WHEN s.reason IS NULL THEN NULL ELSE now() END,
       CASE s.reason WHEN 'complaint' THEN ${suppressedEmailErrors.complaint}
         WHEN 'bounce' THEN ${suppressedEmailErrors.bounce} END
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id uuid, "projectId" uuid, "contactId" uuid,
-      "templateId" uuid, "campaignId" uuid, "sourceType" text, priority smallint, "fromEmail" text,
-      "fromName" text, "replyTo" text, "toEmail" text, "toName" text, subject text, html text, headers jsonb,
-      "messageId" text, "submittedMessageId" uuid, "workflowId" uuid, "workflowExecutionId" uuid, marketing boolean)
+    FROM ${source}
     LEFT JOIN projects AS p ON p.id = v."projectId"
-    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`)
+    LEFT JOIN suppressions AS s ON s.project_id = v."projectId" AND s.email = lower(v."toEmail")`
 }
+
+/**
+ * Many rows in one statement with a single JSON parameter: a campaign enqueues thousands at once, and
+ * binding ~20 parameters per row through the query builder costs more than the insert itself.
+ */
+export async function insertEmails(db: Executor, rows: EmailInsert[]): Promise<void> {
+  await db.execute(insertEmailsFrom(emailRowsOf(sql`${JSON.stringify(rows)}`)))
+}
+
+/** How a caller stores the outbox rows of `enqueueEmails` (`insertEmails`, or a statement that does more). */
+export type InsertEmails = (db: Executor, rows: EmailInsert[]) => Promise<void>
 export type EmailAttachmentRow = typeof emailAttachments.$inferSelect
 
 /** Campaign mail and anything else sent in bulk: priorities from here on are claimed apart (see the outbox). */

@@ -1,11 +1,13 @@
 import type { AppContext } from '../../context.js'
 import type { Transaction } from '../../db/client.js'
+import { withNamedStatements } from '../../db/named-statement.js'
 import { normalizeEmail } from '../../mail/address.js'
 import { addUsage, limitExceeded } from '../billing/usage.js'
 import { type ContactUpsertResult, upsertContact, upsertContacts } from '../contacts/service.js'
 import { enqueueEmails } from '../delivery/service.js'
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/service.js'
 import { composeEmail, type RecipientEmail } from './compose.js'
+import { insertCountingInto } from './counted-insert.js'
 
 export type AcceptedEmail = { contact: { id: string; email: string }; email: string }
 
@@ -23,8 +25,9 @@ async function upsertRecipients(
   const keys = new Set(recipients.map((item) => `${item.projectId} ${normalizeEmail(item.recipient.email)}`))
   const explicit = recipients.some((item) => item.body.subscribed !== undefined)
   if (keys.size === recipients.length && !explicit) {
+    // Named (one text per shape of the statement): PostgreSQL plans it once per connection, not per group commit.
     return upsertContacts(
-      tx,
+      withNamedStatements(tx),
       recipients.map((item) => ({
         projectId: item.projectId,
         email: item.recipient.email,
@@ -47,19 +50,26 @@ async function upsertRecipients(
   return results
 }
 
-/** Stores the rendered emails in the outbox, one insert per project, and returns their ids in input order. */
+/**
+ * Stores the rendered emails in the outbox, one insert per project, and returns their ids in input order. Each
+ * insert also counts its emails toward the monthly transactional cap of a project without one; the projects with
+ * a cap are added to `capped`.
+ */
 async function enqueueInOrder(
   tx: Transaction,
   recipients: readonly RecipientEmail[],
   emails: Awaited<ReturnType<typeof composeEmail>>[],
+  capped: Set<string>,
 ): Promise<string[]> {
   const emailIds: string[] = []
+  const insert = insertCountingInto(capped)
   for (const projectId of new Set(recipients.map((item) => item.projectId))) {
     const indexes = recipients.flatMap((item, index) => (item.projectId === projectId ? [index] : []))
     const ids = await enqueueEmails(
       tx,
       projectId,
       indexes.map((index) => emails[index]).filter((email) => email !== undefined),
+      insert,
     )
     indexes.forEach((index, position) => {
       emailIds[index] = ids[position] ?? ''
@@ -69,14 +79,21 @@ async function enqueueInOrder(
 }
 
 /**
- * Counts the emails against each project's monthly transactional cap: one statement for the whole batch, last in
- * the transaction so the usage rows it locks are held only until the commit. A project over its cap fails the
- * transaction, so nothing of it is queued (a group commit then retries its requests one by one, and only the
- * over-cap ones fail).
+ * Counts the emails of the projects with a monthly transactional cap (the outbox insert counted the others): one
+ * statement for the whole batch, last in the transaction so the usage rows it locks are held only until the
+ * commit. A project over its cap fails the transaction, so nothing of it is queued (a group commit then retries
+ * its requests one by one, and only the over-cap ones fail).
  */
-async function chargeTransactional(tx: Transaction, recipients: readonly RecipientEmail[]): Promise<void> {
+async function chargeCapped(
+  tx: Transaction,
+  recipients: readonly RecipientEmail[],
+  capped: ReadonlySet<string>,
+): Promise<void> {
+  if (capped.size === 0) return
   const counts = new Map<string, number>()
-  for (const { projectId } of recipients) counts.set(projectId, (counts.get(projectId) ?? 0) + 1)
+  for (const { projectId } of recipients) {
+    if (capped.has(projectId)) counts.set(projectId, (counts.get(projectId) ?? 0) + 1)
+  }
   const [refused] = await addUsage(tx, 'transactional', counts)
   if (refused) throw await limitExceeded(tx, refused, 'transactional', counts.get(refused) ?? 0)
 }
@@ -101,8 +118,9 @@ export async function acceptEmails(
         return composeEmail(ctx, item, result.contact, result.requestData)
       }),
     )
-    const emailIds = await enqueueInOrder(tx, recipients, emails)
-    await chargeTransactional(tx, recipients)
+    const capped = new Set<string>()
+    const emailIds = await enqueueInOrder(tx, recipients, emails, capped)
+    await chargeCapped(tx, recipients, capped)
     return upserted.map(({ contact }, index) => ({
       contact: { id: contact.id, email: contact.email },
       email: emailIds[index] ?? '',
