@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import { allOk, createBatcher } from '../../db/batcher.js'
+import { buildStatement } from '../../db/built-statement.js'
 import type { Database, Executor } from '../../db/client.js'
 import { memberships, projectBilling, projects } from '../../db/schema/index.js'
 import { AppError, notFound } from '../../errors.js'
@@ -59,6 +60,19 @@ function toProjectView(secret: string, { publicKeySealed, secretKeySealed, ...ro
 
 export type KeyLookup = { kind: 'public' | 'secret'; key: string }
 
+type KeyLookupRow = AuthProject & { publicKeyHash: string; secretKeyHash: string }
+
+// Built once and named (db/built-statement.ts): every authenticated API request runs it, in batches.
+const projectsByKeyHashes = buildStatement<{ public: string[]; secret: string[] }>(
+  'auth-projects-by-key-hashes',
+  sql`SELECT id, name, disabled, disabled_reason AS "disabledReason", sending_paused_reason AS "sendingPausedReason",
+      marketing_paused_reason AS "marketingPausedReason", public_key_hash AS "publicKeyHash",
+      secret_key_hash AS "secretKeyHash"
+    FROM projects
+    WHERE public_key_hash = ANY(${sql.placeholder('public')}::text[])
+      OR secret_key_hash = ANY(${sql.placeholder('secret')}::text[])`,
+)
+
 /** Many key lookups in one statement (the auth batcher's), results in input order. Keys are never cached. */
 async function findProjectsByKeys(
   db: Executor,
@@ -67,12 +81,10 @@ async function findProjectsByKeys(
 ): Promise<(AuthProject | undefined)[]> {
   const hashed = lookups.map(({ kind, key }) => ({ kind, hash: keyLookupHash(secret, key) }))
   const hashesOf = (kind: KeyLookup['kind']) => hashed.filter((lookup) => lookup.kind === kind).map(({ hash }) => hash)
-  const rows = await db
-    .select({ ...authColumns, publicKeyHash: projects.publicKeyHash, secretKeyHash: projects.secretKeyHash })
-    .from(projects)
-    .where(
-      sql`${projects.publicKeyHash} = ANY(${sql.param(hashesOf('public'))}::text[]) OR ${projects.secretKeyHash} = ANY(${sql.param(hashesOf('secret'))}::text[])`,
-    )
+  const { rows } = await projectsByKeyHashes<KeyLookupRow>(db, {
+    public: hashesOf('public'),
+    secret: hashesOf('secret'),
+  })
   const byHash = new Map<string, AuthProject>()
   for (const { publicKeyHash, secretKeyHash, ...project } of rows) {
     byHash.set(`public:${publicKeyHash}`, project)
