@@ -39,7 +39,7 @@ describe('logs of failed queries carry the statement and the error code, never t
       expect(loggedFor(response.headers['x-request-id']).err).toMatchObject({
         type: 'DrizzleQueryError',
         code: '42703',
-        query: expect.stringMatching(/^select .* from "projects" where "projects"\."public_key_hash" = ANY/),
+        query: expect.stringMatching(/^SELECT .* FROM projects\s+WHERE public_key_hash = ANY/s),
       })
     } finally {
       await server.ctx.pool.query('ALTER TABLE projects RENAME COLUMN disabled_reason_gone TO disabled_reason')
