@@ -241,6 +241,47 @@ describe('GET /emails/:id', () => {
     expect(entry(body, 'accepted')?.detail).toMatchObject({ relayed: true })
   })
 
+  it('tells an unsubscribe through the link of a /v1/send email, which names that email', async () => {
+    const to = uniqueEmail('leaver')
+    // A subscriber: /v1/send leaves an existing contact's subscription as it is.
+    const created = await env.server.app.inject({
+      method: 'POST',
+      url: '/contacts',
+      headers: bearer(account.secretKey),
+      payload: { email: to, subscribed: true },
+    })
+    expect(created.statusCode, created.body).toBeLessThan(300)
+    const id = await send(to, account.secretKey, '<p>News</p><a href="{{unsubscribeUrl}}">Unsubscribe</a>')
+    await waitForStatus(id, 'SENT')
+    const message = sink.messages.find((received) => received.envelope.to.includes(to))
+    const href = String(message?.parsed.html).match(/href="https:\/\/track\.example\.org(\/unsubscribe\/[^"]+)"/)?.[1]
+    if (!href) throw new Error(`no unsubscribe link in ${message?.parsed.html}`)
+    // A scanner's GET shows the page and changes nothing; the recipient's POST unsubscribes.
+    const page = await env.server.app.inject({ method: 'GET', url: href })
+    expect(page.statusCode).toBe(200)
+    expect(kinds(await timeline(id))).toEqual(['accepted', 'sent'])
+    const posted = await env.server.app.inject({
+      method: 'POST',
+      url: href,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    })
+    expect(posted.statusCode).toBe(200)
+
+    const body = await timeline(id)
+    expect(kinds(body)).toEqual(['accepted', 'sent', 'unsubscribed'])
+    expect(entry(body, 'unsubscribed')?.detail).toEqual({ via: 'link' })
+    const contact = await env.server.app.inject({
+      method: 'GET',
+      url: `/contacts/${body.contactId}`,
+      headers: bearer(account.secretKey),
+    })
+    expect(contact.json()).toMatchObject({ email: to, subscribed: false })
+    // A second click changes nothing more.
+    await env.server.app.inject({ method: 'POST', url: href, payload: {} })
+    expect(kinds(await timeline(id))).toEqual(['accepted', 'sent', 'unsubscribed'])
+  })
+
   it('answers a non-uuid id with 422 and the spec’s validation body', async () => {
     const response = await env.server.app.inject({
       method: 'GET',

@@ -51,7 +51,10 @@ export function readUnsubscribeMailboxToken(secret: string, token: string): stri
  * the short mailbox tokens carries the unsubscribe link's token instead, which still works.
  */
 export function contactIdOfMailbox(secret: string, token: string): string | undefined {
-  return readUnsubscribeMailboxToken(secret, token) ?? readSubscriptionToken(secret, 'unsubscribe', token)?.contactId
+  const mailbox = readUnsubscribeMailboxToken(secret, token)
+  if (mailbox) return mailbox
+  const link = readSubscriptionToken(secret, 'unsubscribe', token)
+  return link && 'contactId' in link ? link.contactId : undefined
 }
 
 /**

@@ -12,24 +12,36 @@ export type SubscriptionPurpose = (typeof subscriptionPurposes)[number]
 
 /**
  * Whose links these are. Campaign mail also names its campaign, so an unsubscribe through it counts in that
- * campaign's `unsubscribedCount`; the signature covers it like the rest.
+ * campaign's `unsubscribedCount`; the signature covers it like the rest. An email whose id is chosen before it is
+ * rendered (`/v1/send`, workflow steps) names itself instead: its row names the project, the contact and the
+ * campaign, the link is shorter, and an unsubscribe through it shows on that email's timeline.
  */
-export type SubscriptionSubject = { projectId: string; contactId: string; campaignId?: string | null }
+export type SubscriptionSubject = {
+  projectId: string
+  contactId: string
+  campaignId?: string | null
+  emailId?: string | null
+}
+
+/** What a token names: the contact (and campaign) as written, or the email it came in. */
+export type SubscriptionTokenSubject = { projectId: string; contactId: string; campaignId?: string } | { emailId: string }
 
 export type SubscriptionUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl: string }
 
 export function subscriptionToken(secret: string, purpose: SubscriptionPurpose, subject: SubscriptionSubject): string {
+  if (subject.emailId) return signLinkToken(secret, purpose, [subject.emailId])
   const parts = [subject.projectId, subject.contactId]
   return signLinkToken(secret, purpose, subject.campaignId ? [...parts, subject.campaignId] : parts)
 }
 
-/** The contact a token was minted for, or undefined for anything altered, foreign or of another purpose. */
+/** What a token was minted for, or undefined for anything altered, foreign or of another purpose. */
 export function readSubscriptionToken(
   secret: string,
   purpose: SubscriptionPurpose,
   token: string,
-): SubscriptionSubject | undefined {
+): SubscriptionTokenSubject | undefined {
   const parts = verifyLinkToken(secret, purpose, token)
+  if (parts?.length === 1) return parts[0] && uuidPattern.test(parts[0]) ? { emailId: parts[0] } : undefined
   if (!parts || parts.length < 2 || parts.length > 3) return undefined
   const [projectId, contactId, campaignId] = parts
   if (!projectId || !contactId || (campaignId !== undefined && !uuidPattern.test(campaignId))) return undefined

@@ -19,6 +19,8 @@ export type NewEmailAttachment = {
 
 /** One rendered email for one recipient, as the send route, campaigns and workflows hand it over. */
 export type NewEmail = {
+  /** Chosen before rendering when the email's links name it (`newTimeOrderedUuid`); made here otherwise. */
+  id?: string
   from: { email: string; name?: string | null }
   to: { email: string; name?: string | null }
   replyTo?: string | null
@@ -71,7 +73,7 @@ export async function enqueueEmails(
   if (input.length === 0) return []
   const rows = input.map((email) => {
     // Time-ordered, so each insert lands on the right edge of the primary key's index, not on random pages of it.
-    const id = newTimeOrderedUuid()
+    const id = email.id ?? newTimeOrderedUuid()
     const sourceType = email.sourceType ?? 'TRANSACTIONAL'
     return {
       id,

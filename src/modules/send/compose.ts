@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js'
+import { newTimeOrderedUuid } from '../../db/time-ordered-uuid.js'
 import { contactLinks, renderForContact } from '../../mail/outbound/contact-render.js'
 import type { NewEmail, NewEmailAttachment } from '../delivery/service.js'
 import type { SendContent } from './content.js'
@@ -22,14 +23,17 @@ export async function composeEmail(
   contact: { id: string; email: string },
   requestData: Record<string, unknown>,
 ): Promise<NewEmail> {
+  // Chosen now so that its subscription links can name it (the outbox stores it under this id).
+  const id = newTimeOrderedUuid()
   const rendered = await renderForContact({
     subject: content.subject,
     body: content.body,
     contact: { id: contact.id, email: contact.email, data: requestData },
-    links: contactLinks(ctx.config, { projectId, contactId: contact.id }),
+    links: contactLinks(ctx.config, { projectId, contactId: contact.id, emailId: id }),
     listUnsubscribe: content.marketing,
   })
   return {
+    id,
     from: content.from,
     to: { email: contact.email, name: recipient.name },
     replyTo: content.replyTo,

@@ -1,6 +1,6 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.js'
-import { contacts, projects } from '../../db/schema/index.js'
+import { contacts, emails, projects } from '../../db/schema/index.js'
 import { contactIdOfMailbox } from '../../mail/outbound/list-unsubscribe.js'
 import {
   readPreviewToken,
@@ -9,7 +9,7 @@ import {
 } from '../../mail/outbound/subscription-links.js'
 import { countCampaignUnsubscribe } from '../campaigns/stats.js'
 import { setContactSubscription } from '../contacts/service.js'
-import { insertCampaignUnsubscribe } from '../email-history/entries.js'
+import { insertCampaignUnsubscribe, insertHistory } from '../email-history/entries.js'
 
 export type LinkedContact = {
   projectId: string
@@ -19,6 +19,8 @@ export type LinkedContact = {
   subscribed: boolean
   /** The campaign whose email the link came in; its unsubscribes count there. */
   campaignId: string | null
+  /** The email the link came in, when its link names it: an unsubscribe shows on its timeline. */
+  emailId: string | null
 }
 
 /** The contact behind a subscription link, or undefined for a forged link or a contact that no longer exists. */
@@ -30,11 +32,31 @@ export async function findLinkedContact(
 ): Promise<LinkedContact | undefined> {
   const subject = readSubscriptionToken(secret, purpose, token)
   if (!subject) return undefined
+  if ('emailId' in subject) return emailContact(db, subject.emailId)
   const contact = await linkedContact(
     db,
     and(eq(contacts.id, subject.contactId), eq(contacts.projectId, subject.projectId)),
   )
-  return contact && { ...contact, campaignId: subject.campaignId ?? null }
+  return contact && { ...contact, campaignId: subject.campaignId ?? null, emailId: null }
+}
+
+const linkedContactColumns = {
+  projectId: projects.id,
+  projectName: projects.name,
+  contactId: contacts.id,
+  email: contacts.email,
+  subscribed: contacts.subscribed,
+}
+
+/** The contact of the email a link names, in the email's project; undefined once the contact is deleted. */
+async function emailContact(db: Database, emailId: string): Promise<LinkedContact | undefined> {
+  const [row] = await db
+    .select({ ...linkedContactColumns, campaignId: emails.campaignId, emailId: emails.id })
+    .from(emails)
+    .innerJoin(contacts, and(eq(contacts.id, emails.contactId), eq(contacts.projectId, emails.projectId)))
+    .innerJoin(projects, eq(projects.id, emails.projectId))
+    .where(eq(emails.id, emailId))
+  return row
 }
 
 /** A campaign test's recipient behind a preview link, with the project's name; undefined for anything else. */
@@ -59,21 +81,15 @@ export async function findMailboxContact(
   const contactId = contactIdOfMailbox(secret, token)
   const contact = contactId === undefined ? undefined : await linkedContact(db, eq(contacts.id, contactId))
   // The mailbox token names the contact alone: a local part has no room for a campaign id too.
-  return contact && { ...contact, campaignId: null }
+  return contact && { ...contact, campaignId: null, emailId: null }
 }
 
 async function linkedContact(
   db: Database,
   where: SQL | undefined,
-): Promise<Omit<LinkedContact, 'campaignId'> | undefined> {
+): Promise<Omit<LinkedContact, 'campaignId' | 'emailId'> | undefined> {
   const [row] = await db
-    .select({
-      projectId: projects.id,
-      projectName: projects.name,
-      contactId: contacts.id,
-      email: contacts.email,
-      subscribed: contacts.subscribed,
-    })
+    .select(linkedContactColumns)
     .from(contacts)
     .innerJoin(projects, eq(projects.id, contacts.projectId))
     .where(where)
@@ -97,8 +113,12 @@ export async function setSubscriptionFromLink(
       .where(and(eq(contacts.id, contact.contactId), eq(contacts.projectId, contact.projectId)))
       .for('update')
     await setContactSubscription(tx, contact.projectId, contact.contactId, subscribed)
-    if (contact.campaignId && before?.subscribed && !subscribed) {
-      await countCampaignUnsubscribe(tx, contact.projectId, contact.campaignId)
+    if (!before?.subscribed || subscribed) return
+    if (contact.campaignId) await countCampaignUnsubscribe(tx, contact.projectId, contact.campaignId)
+    if (contact.emailId) {
+      const { emailId, projectId } = contact
+      await insertHistory(tx, [{ emailId, projectId, at: new Date(), kind: 'unsubscribed', detail: { via: 'link' } }])
+    } else if (contact.campaignId) {
       await insertCampaignUnsubscribe(tx, contact.projectId, contact.campaignId, contact.contactId)
     }
   })

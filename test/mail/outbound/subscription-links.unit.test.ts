@@ -47,9 +47,17 @@ describe('subscription URLs', () => {
     expect(readSubscriptionToken(secret, 'unsubscribe', tokenOf(unsubscribeUrl))).toEqual(ofCampaign)
   })
 
-  it('reject a validly signed token that does not name one project, one contact and at most one campaign', () => {
+  it('name the email alone when it is known, in a shorter link', () => {
+    const emailId = '019ad0c4-5b6e-7f80-9a1b-2c3d4e5f6a7b'
+    const { unsubscribeUrl } = subscriptionUrls('https://mail.example.com', secret, { ...subject, emailId })
+    expect(readSubscriptionToken(secret, 'unsubscribe', tokenOf(unsubscribeUrl))).toEqual({ emailId })
+    const { unsubscribeUrl: ofContact } = subscriptionUrls('https://mail.example.com', secret, subject)
+    expect(unsubscribeUrl.length).toBeLessThan(ofContact.length)
+  })
+
+  it('reject a validly signed token that names neither an email nor one project, one contact and at most one campaign', () => {
     for (const parts of [
-      [subject.projectId],
+      ['not-an-email-id'],
       [subject.projectId, subject.contactId, 'extra'],
       [subject.projectId, subject.contactId, ''],
       [subject.projectId, subject.contactId, subject.projectId, subject.contactId],

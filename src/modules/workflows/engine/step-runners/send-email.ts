@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import { templates } from '../../../../db/schema/index.js'
+import { newTimeOrderedUuid } from '../../../../db/time-ordered-uuid.js'
 import { AppError } from '../../../../errors.js'
 import { contactLinks, type RenderedForContact, renderForContact } from '../../../../mail/outbound/contact-render.js'
 import { addUsage } from '../../../billing/usage.js'
@@ -29,13 +30,17 @@ export async function runSendEmail(step: StepOf<'SEND_EMAIL'>, scope: StepContex
   if (marketing && toContact && !contact.subscribed) {
     return { kind: 'next', output: { ...summary, skipped: true, reason: 'unsubscribed' } }
   }
+  // Mail to the contact is its own email: its links name it (an unsubscribe shows on its timeline). A custom
+  // recipient's email belongs to no contact, so its links name the execution's contact.
+  const id = newTimeOrderedUuid()
+  const linkSubject = { projectId: scope.projectId, contactId: contact.id, emailId: toContact ? id : null }
   let rendered: RenderedForContact
   try {
     rendered = await renderForContact({
       subject: template.subject,
       body: template.body,
       contact: { id: contact.id, email: contact.email, data: contact.data },
-      links: contactLinks(scope.ctx.config, { projectId: scope.projectId, contactId: contact.id }),
+      links: contactLinks(scope.ctx.config, linkSubject),
       listUnsubscribe: marketing,
     })
   } catch (err) {
@@ -47,6 +52,7 @@ export async function runSendEmail(step: StepOf<'SEND_EMAIL'>, scope: StepContex
   if (refused.size > 0) return failed("The project's monthly workflows email limit is reached", summary)
   const [emailId] = await enqueueEmails(scope.tx, scope.projectId, [
     {
+      id,
       from: { email: template.from, name: template.fromName },
       to: { email: recipientEmail },
       replyTo: template.replyTo,
