@@ -9,8 +9,8 @@ export type ClaimLoop = {
   signal: WakeSignal
   /** How many more emails of this kind may be in flight now. */
   room: () => number
-  /** The loop claims only once this much room is free, not an email at a time. */
-  atLeast: number
+  /** The loop claims only once this much room is free, not an email at a time (asked before each claim). */
+  atLeast: () => number
   onWaitingForRoom: (waiting: boolean) => void
   beforeClaim: () => Promise<void>
 }
@@ -38,7 +38,7 @@ export async function runClaimLoop(settings: ClaimLoopSettings, loop: ClaimLoop)
     try {
       await loop.beforeClaim()
       const free = Math.min(loop.room(), batchSize)
-      if (free < loop.atLeast) {
+      if (free < loop.atLeast()) {
         loop.onWaitingForRoom(true)
         await loop.signal.wait(pollIntervalMs)
         loop.onWaitingForRoom(false)

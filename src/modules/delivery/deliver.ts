@@ -191,6 +191,16 @@ export type DeliveryParts = {
   retryPolicy: RetryPolicy
   /** The outbox was killed (a crash test): nothing more is sent or recorded. */
   isKilled: () => boolean
+  /** How long a transactional email took from due to the transport's reply: what paces campaign mail. */
+  transactionalWaited?: (waitedMs: number) => void
+}
+
+/**
+ * How long an email had been due when its claim took it, on the database's clock alone (no clock is compared
+ * with another host's): the claim set `updated_at`, the insert or a retry set `created_at` and `next_attempt_at`.
+ */
+function dueForMs(email: ClaimedEmail): number {
+  return Math.max(0, email.updatedAt.getTime() - Math.max(email.createdAt.getTime(), email.nextAttemptAt.getTime()))
 }
 
 /**
@@ -202,6 +212,8 @@ export function createDelivery(parts: DeliveryParts) {
   return async function deliver(email: ClaimedEmail, prepared: Promise<PreparedClaim>): Promise<void> {
     // The claim set `updated_at`: when this attempt began, for the email's history.
     const claimedAt = email.updatedAt.toISOString()
+    // Called right after the claim returned, so the time from here is the rest of the wait.
+    const claimReturned = performance.now()
     try {
       const claim = await prepared
       if (isKilled()) return
@@ -228,6 +240,7 @@ export function createDelivery(parts: DeliveryParts) {
         }),
       )
       if (isKilled()) return
+      if (urgent) parts.transactionalWaited?.(dueForMs(email) + performance.now() - claimReturned)
       const sentAt = new Date().toISOString()
       recorder.sent(
         {

@@ -20,6 +20,7 @@ import {
   type TrackingLinks,
 } from './deliver.js'
 import { keepLeases } from './leases.js'
+import { type PacingSettings, startCampaignPacer } from './pacing.js'
 import { createPriorityGate } from './priority-gate.js'
 import { createOutcomeRecorder } from './recorder.js'
 import { cachedSigningKeys, type ResolveDkimKey } from './signing-keys.js'
@@ -71,6 +72,8 @@ export type OutboxOptions = {
   tracking?: TrackingLinks
   /** Bulk mail carries the RFC 9477 complaint headers while reports can reach the inbound receiver. */
   complaintLoop?: ComplaintLoop
+  /** How campaign mail gives way to transactional mail (pacing.ts); `maxBulkInFlight` is its largest window. */
+  pacing?: Partial<Omit<PacingSettings, 'maxWindow'>>
 }
 
 export type Outbox = {
@@ -103,8 +106,9 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     options.maxBulkInFlight ?? Math.max(maxInFlight - batchSize, Math.ceil(maxInFlight / 2)),
     maxInFlight,
   )
-  // Bulk mail is claimed once this much bulk room is free, not an email at a time.
-  const bulkClaimSize = Math.max(1, Math.min(batchSize, Math.floor(maxBulkInFlight / 4)))
+  // Bulk mail is claimed once this much of its window is free, not an email at a time.
+  const largestBulkClaim = Math.max(1, Math.min(batchSize, Math.floor(maxBulkInFlight / 4)))
+  const bulkClaimSize = () => Math.max(1, Math.min(largestBulkClaim, Math.floor(pacer.window() / 2)))
   const pollIntervalMs = options.pollIntervalMs ?? 1_000
   const leaseSeconds = options.leaseSeconds ?? 30
   const ownsComposePool = !options.composePool
@@ -135,6 +139,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
     trackedLinks: createTrackedLinkStore(ctx.db),
     retryPolicy: { ...defaultRetryPolicy, ...options.retry },
     isKilled,
+    transactionalWaited: (waitedMs) => pacer.transactionalWaited(waitedMs),
   })
 
   // Transactional and campaign mail are claimed by two loops, each woken by its own signal: a transactional email
@@ -157,6 +162,11 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
   let bulkInFlight = 0
   let waitingForRoom = false
   let waitingForBulkRoom = false
+  const pacer = startCampaignPacer(ctx.pool, {
+    ...options.pacing,
+    maxWindow: maxBulkInFlight,
+    onGrow: () => waitingForBulkRoom && bulkSignal.notify(),
+  })
 
   /**
    * Counts the claimed emails in flight at once and prepares them (attachments; whether campaign mail still goes out
@@ -177,7 +187,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         if (bulk) bulkInFlight--
         leases.release(email)
         if (waitingForRoom && inFlight.size <= maxInFlight - batchSize) urgentSignal.notify()
-        if (waitingForBulkRoom && bulkInFlight <= maxBulkInFlight - bulkClaimSize) bulkSignal.notify()
+        if (waitingForBulkRoom && bulkInFlight <= pacer.window() - bulkClaimSize()) bulkSignal.notify()
       })
       inFlight.add(delivery)
     }
@@ -213,7 +223,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       kind: 'urgent',
       signal: urgentSignal,
       room: () => maxInFlight - inFlight.size,
-      atLeast: batchSize,
+      atLeast: () => batchSize,
       onWaitingForRoom: (waiting) => {
         waitingForRoom = waiting
       },
@@ -226,14 +236,15 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
         }
       },
     }),
-    // Bulk mail is claimed a few dozen emails at a time, within its share of the emails in flight.
+    // Bulk mail is claimed a few dozen emails at a time, within the window its pacer leaves it.
     runClaimLoop(settings, {
       kind: 'bulk',
       signal: bulkSignal,
-      room: () => Math.min(maxBulkInFlight - bulkInFlight, maxInFlight - inFlight.size),
+      room: () => Math.min(pacer.window() - bulkInFlight, maxInFlight - inFlight.size),
       atLeast: bulkClaimSize,
       onWaitingForRoom: (waiting) => {
         waitingForBulkRoom = waiting
+        if (waiting) pacer.windowFull()
       },
       beforeClaim: reapPredecessor,
     }),
@@ -248,6 +259,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       wake()
       await loops
       await Promise.all(inFlight)
+      pacer.stop()
       leases.stop()
       await recorder.drain()
       await listener.close()
@@ -258,6 +270,7 @@ export function startOutbox(ctx: OutboxContext, options: OutboxOptions): Outbox 
       if (state === 'killed') return
       state = 'killed'
       unregisterLocalWake()
+      pacer.stop()
       leases.stop()
       recorder.discard()
       wake()

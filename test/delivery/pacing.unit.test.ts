@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { createPaceController, type PaceSample } from '../../src/modules/delivery/pacing.js'
+
+const settings = {
+  minWindow: 4,
+  maxWindow: 256,
+  intervalMs: 100,
+  waitAllowanceMs: 30,
+  eventLoopDelayMs: 40,
+  increase: 4,
+}
+const quiet: PaceSample = { longestWaitMs: 10, eventLoopDelayMs: 5, windowFull: true }
+
+function windows(controller: ReturnType<typeof createPaceController>, samples: PaceSample[]): number[] {
+  return samples.map((sample) => {
+    if (sample.longestWaitMs !== undefined) controller.observeWait(sample.longestWaitMs, 0)
+    return controller.update(sample).window
+  })
+}
+
+describe('campaign pacing', () => {
+  it('doubles a campaign window that is used and uncongested, up to its largest', () => {
+    const controller = createPaceController(settings)
+    expect(controller.window()).toBe(4)
+    expect(windows(controller, Array(8).fill(quiet))).toEqual([8, 16, 32, 64, 128, 256, 256, 256])
+  })
+
+  it('does not grow a window the campaign does not fill', () => {
+    const controller = createPaceController(settings)
+    expect(windows(controller, Array(5).fill({ ...quiet, windowFull: false }))).toEqual([4, 4, 4, 4, 4])
+  })
+
+  it('halves the window when transactional mail waits, then grows it back by steps once it does not', () => {
+    const controller = createPaceController(settings)
+    windows(controller, Array(5).fill(quiet))
+    expect(controller.window()).toBe(128)
+    // 10 ms is the least wait seen: 45 ms is beyond the 30 ms allowance.
+    const waited = { ...quiet, longestWaitMs: 45 }
+    // Halved once, left alone for an interval (the emails in flight were claimed under the old window), halved again.
+    expect(windows(controller, [waited, waited, waited, waited])).toEqual([64, 64, 32, 32])
+    // Back to additive growth: 4 more emails per interval, no more doubling.
+    expect(windows(controller, [quiet, quiet, quiet])).toEqual([36, 40, 44])
+    // A wait within the allowance is no congestion.
+    expect(windows(controller, [{ ...quiet, longestWaitMs: 39 }])).toEqual([48])
+  })
+
+  it('halves the window when the event loop runs late, even with no transactional mail', () => {
+    const controller = createPaceController(settings)
+    windows(controller, Array(4).fill({ ...quiet, longestWaitMs: undefined }))
+    expect(controller.window()).toBe(64)
+    const late = { longestWaitMs: undefined, eventLoopDelayMs: 80, windowFull: true }
+    expect(windows(controller, [late, late, late, late, late, late, late])).toEqual([32, 32, 16, 16, 8, 8, 4])
+    // Never below its least: the campaign still moves.
+    expect(windows(controller, [late, late, late])).toEqual([4, 4, 4])
+  })
+
+  it('keeps the least window while held, and starts again from it, doubling, once released', () => {
+    const controller = createPaceController(settings)
+    windows(controller, Array(6).fill(quiet))
+    expect(controller.window()).toBe(256)
+    const release = controller.hold()
+    expect(controller.window()).toBe(4)
+    expect(windows(controller, [quiet, quiet])).toEqual([4, 4])
+    release()
+    expect(windows(controller, [quiet, quiet, quiet])).toEqual([8, 16, 32])
+  })
+})
