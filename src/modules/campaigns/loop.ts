@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { defineLoop } from '../../jobs/loop.js'
+import { holdCampaignPace } from '../delivery/pacing.js'
 import { fanOutChunk } from './fan-out.js'
 import { dueToStart, startDueCampaigns } from './send.js'
 import { campaignsLoopName } from './wake.js'
@@ -26,7 +27,14 @@ export const campaignsLoop = defineLoop({
     const sending = await ctx.db.execute<{ id: string }>(sql`
       SELECT id FROM campaigns WHERE ${notYetQueued} ORDER BY sent_at LIMIT 10`)
     let more = false
-    for (const { id } of sending.rows) more = (await fanOutChunk(ctx, id)) || more
+    // Campaign mail of this process's outbox keeps to its least window meanwhile: the fan-out's inserts, not the
+    // delivery of its first emails, should have the machine, and transactional mail what is left.
+    const release = sending.rows.length > 0 ? holdCampaignPace(ctx.pool) : () => {}
+    try {
+      for (const { id } of sending.rows) more = (await fanOutChunk(ctx, id)) || more
+    } finally {
+      release()
+    }
     return more
   },
 })
