@@ -14,7 +14,7 @@ const quiet: PaceSample = { longestWaitMs: 10, eventLoopDelayMs: 5, windowFull: 
 function windows(controller: ReturnType<typeof createPaceController>, samples: PaceSample[]): number[] {
   return samples.map((sample) => {
     if (sample.longestWaitMs !== undefined) controller.observeWait(sample.longestWaitMs, 0)
-    return controller.update(sample).window
+    return controller.update(sample, 0).window
   })
 }
 
@@ -44,12 +44,15 @@ describe('campaign pacing', () => {
     expect(windows(controller, [{ ...quiet, longestWaitMs: 39 }])).toEqual([48])
   })
 
-  it('halves the window when the event loop runs late, even with no transactional mail', () => {
+  it('halves the window when the event loop runs later than its least lately, even with no transactional mail', () => {
     const controller = createPaceController(settings)
     windows(controller, Array(4).fill({ ...quiet, longestWaitMs: undefined }))
     expect(controller.window()).toBe(64)
+    // 5 ms is the least lateness seen: 80 ms is beyond the 40 ms allowance, 30 ms within it.
+    expect(windows(controller, [{ ...quiet, longestWaitMs: undefined, eventLoopDelayMs: 30 }])).toEqual([128])
+    windows(controller, [{ ...quiet, longestWaitMs: undefined }])
     const late = { longestWaitMs: undefined, eventLoopDelayMs: 80, windowFull: true }
-    expect(windows(controller, [late, late, late, late, late, late, late])).toEqual([32, 32, 16, 16, 8, 8, 4])
+    expect(windows(controller, Array(12).fill(late))).toEqual([128, 128, 64, 64, 32, 32, 16, 16, 8, 8, 4, 4])
     // Never below its least: the campaign still moves.
     expect(windows(controller, [late, late, late])).toEqual([4, 4, 4])
   })

@@ -5,7 +5,9 @@ import type pg from 'pg'
  * How many campaign emails the outbox keeps in flight, adapted to what transactional mail leaves (AIMD, as TCP paces
  * a connection): every `intervalMs` the window grows while the campaign fills it and nothing is congested, and is
  * halved when a transactional email waited longer than `waitAllowanceMs` beyond the least wait seen lately, or when
- * the event loop ran late by more than `eventLoopDelayMs`. A campaign then takes the CPU and the database that
+ * the event loop ran later than its least lateness lately by more than `eventLoopDelayMs`. Both are measured against
+ * their own recent best, not a fixed figure: on a machine that other work keeps busy a fixed figure would hold every
+ * campaign at its least window, however little it added. A campaign then takes the CPU and the database that
  * transactional mail leaves, at full speed on an otherwise idle server, and never fewer than `minWindow` emails at
  * once. See docs/decisions/0025.
  */
@@ -23,16 +25,39 @@ export type PacingSettings = {
 export type PaceSample = {
   /** The longest wait of the transactional emails sent in it (from due to the transport's reply); none sent: undefined. */
   longestWaitMs: number | undefined
-  /** How late the event loop ran at worst. */
+  /** How late the event loop's timers ran, on average over the interval. */
   eventLoopDelayMs: number
   /** The campaign claim loop wanted more room than the window left: a larger window would be used. */
   windowFull: boolean
 }
 
-export type PaceState = { window: number; congested: boolean; baseWaitMs: number | undefined }
+export type PaceState = {
+  window: number
+  congested: boolean
+  baseWaitMs: number | undefined
+  baseEventLoopDelayMs: number | undefined
+}
 
-/** How long the least transactional wait is remembered: the machine's pace changes over minutes, not seconds. */
-const baseWaitMemoryMs = 30_000
+/** How long a least figure is remembered: the machine's pace changes over minutes, not seconds. */
+const leastMemoryMs = 30_000
+
+/** The least of the values seen in the current and the previous memory span, so an old least is forgotten in two. */
+function leastLately() {
+  let current: number | undefined
+  let previous: number | undefined
+  let startedAt = Number.NEGATIVE_INFINITY
+  return {
+    observe(value: number, nowMs: number) {
+      if (nowMs - startedAt >= leastMemoryMs) {
+        previous = current
+        current = undefined
+        startedAt = nowMs
+      }
+      current = current === undefined ? value : Math.min(current, value)
+    },
+    least: () => (current === undefined ? previous : previous === undefined ? current : Math.min(current, previous)),
+  }
+}
 
 /**
  * The control law alone, on the samples it is given, so tests drive it interval by interval. After a halving the
@@ -43,20 +68,9 @@ export function createPaceController(settings: PacingSettings) {
   let window = settings.minWindow
   let slowStart = true
   let settling = false
-  // The least wait of the current and the previous memory span, so an old minimum is forgotten within two spans.
-  let base: { current: number | undefined; previous: number | undefined; startedAt: number } = {
-    current: undefined,
-    previous: undefined,
-    startedAt: 0,
-  }
+  const baseWait = leastLately()
+  const baseDelay = leastLately()
   let held = 0
-
-  const baseWait = () =>
-    base.current === undefined
-      ? base.previous
-      : base.previous === undefined
-        ? base.current
-        : Math.min(base.current, base.previous)
 
   const currentWindow = () => (held > 0 ? settings.minWindow : window)
 
@@ -64,18 +78,19 @@ export function createPaceController(settings: PacingSettings) {
     window: currentWindow,
     /** Samples one transactional email's wait into the baseline (the least wait lately). */
     observeWait(waitMs: number, nowMs: number) {
-      if (nowMs - base.startedAt >= baseWaitMemoryMs)
-        base = { current: undefined, previous: base.current, startedAt: nowMs }
-      base.current = base.current === undefined ? waitMs : Math.min(base.current, waitMs)
+      baseWait.observe(waitMs, nowMs)
     },
     /** Ends an interval; returns the window for the next. */
-    update(sample: PaceSample): PaceState {
-      const baseWaitMs = baseWait()
+    update(sample: PaceSample, nowMs: number): PaceState {
+      baseDelay.observe(sample.eventLoopDelayMs, nowMs)
+      const baseWaitMs = baseWait.least()
+      const baseEventLoopDelayMs = baseDelay.least() ?? sample.eventLoopDelayMs
       const waited =
         sample.longestWaitMs !== undefined &&
         baseWaitMs !== undefined &&
         sample.longestWaitMs > baseWaitMs + settings.waitAllowanceMs
-      const congested = waited || sample.eventLoopDelayMs > settings.eventLoopDelayMs
+      const late = sample.eventLoopDelayMs > baseEventLoopDelayMs + settings.eventLoopDelayMs
+      const congested = waited || late
       if (held > 0) {
         window = settings.minWindow
       } else if (settling) {
@@ -87,7 +102,7 @@ export function createPaceController(settings: PacingSettings) {
       } else if (sample.windowFull) {
         window = Math.min(settings.maxWindow, slowStart ? window * 2 : window + settings.increase)
       }
-      return { window: currentWindow(), congested, baseWaitMs }
+      return { window: currentWindow(), congested, baseWaitMs, baseEventLoopDelayMs }
     },
     /**
      * Keeps the window at its least until the returned call: while this process queues a large audience, the
@@ -131,7 +146,7 @@ export const defaultPacing: Omit<PacingSettings, 'maxWindow'> = {
   minWindow: 8,
   intervalMs: 100,
   waitAllowanceMs: 30,
-  eventLoopDelayMs: 40,
+  eventLoopDelayMs: 20,
   increase: 4,
 }
 
@@ -162,11 +177,17 @@ export function startCampaignPacer(pool: pg.Pool, options: PacerOptions & { maxW
   delay.enable()
   let longestWaitMs: number | undefined
   let windowFull = false
-  let state: PaceState = { window: controller.window(), congested: false, baseWaitMs: undefined }
+  let state: PaceState = {
+    window: controller.window(),
+    congested: false,
+    baseWaitMs: undefined,
+    baseEventLoopDelayMs: undefined,
+  }
   const timer = setInterval(() => {
     const before = controller.window()
-    // The histogram counts from the timer's resolution; its max is the worst lateness of the interval, in ns.
-    state = controller.update({ longestWaitMs, eventLoopDelayMs: delay.max / 1e6, windowFull })
+    // In ns, from the timer's resolution on; the mean, as one garbage collection's pause is no congestion.
+    const eventLoopDelayMs = delay.count > 0 ? delay.mean / 1e6 : settings.intervalMs
+    state = controller.update({ longestWaitMs, eventLoopDelayMs, windowFull }, performance.now())
     delay.reset()
     longestWaitMs = undefined
     windowFull = false
