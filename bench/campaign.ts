@@ -15,6 +15,7 @@
  *   campaign takes when transactional mail leaves it everything (`campaignRateRatio`, with load / alone).
  *
  *   npx tsx bench/campaign.ts [--contacts 100000] [--large 1000000] [--size 10000] [--rounds 3] [--rate 100] [--alone 10]
+ *   (`--rounds 0`: the queue phase alone)
  *
  * With DATABASE_URL it creates and drops a database of its own on that server; otherwise it runs an embedded
  * PostgreSQL in a temporary directory. Prints JSON and keeps a copy in bench/results/.
@@ -182,6 +183,13 @@ async function main() {
   if (largeCount > contactsCount) {
     await addContacts(queueProject.id, contactsCount + 1, largeCount)
     queue.push(await measureQueue(queueProject.id, largeCount))
+  }
+  if (rounds === 0) {
+    // `--rounds 0`: the fan-out alone, with no delivery rounds after it.
+    reportResult(`campaign-${Date.now()}.json`, { bench: 'campaign', loadAverage: loadavg(), queue })
+    await server.close()
+    await sink.close()
+    return
   }
   // The delivery rounds compare against raw nodemailer on this process's thread: they start once the queue
   // phase's aftermath (the outbox finishing its claims, the event bus and its subscribers catching up, autovacuum
