@@ -123,7 +123,7 @@ export function createPaceController(settings: PacingSettings) {
   }
 }
 
-export type PaceController = ReturnType<typeof createPaceController>
+type PaceController = ReturnType<typeof createPaceController>
 
 export type CampaignPacer = {
   /** Campaign emails that may be in flight now. */
@@ -142,7 +142,7 @@ export type PacerOptions = Partial<PacingSettings> & {
   onGrow: () => void
 }
 
-export const defaultPacing: Omit<PacingSettings, 'maxWindow'> = {
+const defaultPacing: Omit<PacingSettings, 'maxWindow'> = {
   minWindow: 8,
   intervalMs: 100,
   waitAllowanceMs: 30,
