@@ -41,6 +41,9 @@ export type PaceState = {
 /** How long a least figure is remembered: the machine's pace changes over minutes, not seconds. */
 const leastMemoryMs = 30_000
 
+/** No transactional email for this long: the window may double again until its next congestion. */
+const transactionalQuietMs = 5_000
+
 /** The least of the values seen in the current and the previous memory span, so an old least is forgotten in two. */
 function leastLately() {
   let current: number | undefined
@@ -71,6 +74,7 @@ export function createPaceController(settings: PacingSettings) {
   const baseWait = leastLately()
   const baseDelay = leastLately()
   let held = 0
+  let lastWaitAtMs = Number.NEGATIVE_INFINITY
 
   const currentWindow = () => (held > 0 ? settings.minWindow : window)
 
@@ -79,6 +83,7 @@ export function createPaceController(settings: PacingSettings) {
     /** Samples one transactional email's wait into the baseline (the least wait lately). */
     observeWait(waitMs: number, nowMs: number) {
       baseWait.observe(waitMs, nowMs)
+      lastWaitAtMs = nowMs
     },
     /** Ends an interval; returns the window for the next. */
     update(sample: PaceSample, nowMs: number): PaceState {
@@ -100,7 +105,10 @@ export function createPaceController(settings: PacingSettings) {
         settling = true
         window = Math.max(settings.minWindow, Math.floor(window / 2))
       } else if (sample.windowFull) {
-        window = Math.min(settings.maxWindow, slowStart ? window * 2 : window + settings.increase)
+        // Doubling overshoots by the time a congestion shows; with transactional mail about, that overshoot is its
+        // tail, so the window then grows by steps from the start.
+        const doubling = slowStart && nowMs - lastWaitAtMs > transactionalQuietMs
+        window = Math.min(settings.maxWindow, doubling ? window * 2 : window + settings.increase)
       }
       return { window: currentWindow(), congested, baseWaitMs, baseEventLoopDelayMs }
     },
@@ -143,7 +151,7 @@ export type PacerOptions = Partial<PacingSettings> & {
 }
 
 const defaultPacing: Omit<PacingSettings, 'maxWindow'> = {
-  minWindow: 8,
+  minWindow: 2,
   intervalMs: 100,
   waitAllowanceMs: 30,
   eventLoopDelayMs: 20,
