@@ -64,9 +64,10 @@ async function storedMessages(projectId: string): Promise<number> {
 const headerSection = (raw: Buffer) => raw.subarray(0, raw.indexOf('\r\n\r\n')).toString('latin1')
 
 /** The bytes of a message after the DKIM-Signature field the outbox put in front. */
-function afterSignature(raw: Buffer): Buffer {
+/** The message behind our DKIM signature and the Feedback-ID we add (both ours, in front of the client's bytes). */
+function afterOurHeaders(raw: Buffer): Buffer {
   const text = raw.toString('latin1')
-  const match = /^DKIM-Signature:.*?\r\n(?![ \t])/s.exec(text)
+  const match = /^DKIM-Signature:.*?\r\n(?![ \t])Feedback-ID: [^\r]*\r\n/s.exec(text)
   expect(match).not.toBeNull()
   return raw.subarray(match?.[0].length ?? 0)
 }
@@ -125,8 +126,8 @@ describe('accepting a submission', () => {
     for (const message of messages) {
       expect(message.envelope.from).toBe(`bounces@${domain}`)
       expect(headerSection(message.raw)).not.toMatch(/^bcc:/im)
-      // Everything the client wrote, byte for byte, behind our signature.
-      expect(afterSignature(message.raw).equals(withoutBcc)).toBe(true)
+      // Everything the client wrote, byte for byte, behind our signature and Feedback-ID.
+      expect(afterOurHeaders(message.raw).equals(withoutBcc)).toBe(true)
       const parsed = message.parsed
       expect(parsed.messageId).toBe(`<invoice-42.client@${domain}>`)
       expect(parsed.headers.get('x-app-ref')).toBe('inv-42')

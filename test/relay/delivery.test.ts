@@ -116,9 +116,16 @@ describe('delivering relayed mail', () => {
     )
     const [message] = await sink.waitForMessages(1)
     const delivered = message?.raw.toString('latin1') ?? ''
-    // Only our signature in front of the client's bytes.
+    // Only our signature and the feedback loops' Feedback-ID (Gmail's) in front of the client's bytes, both signed.
+    const feedbackId = `Feedback-ID: :transactional:${plain.project.id}:mailroom\r\n`
     expect(delivered.startsWith('DKIM-Signature: ')).toBe(true)
-    expect(delivered.endsWith(raw.toString('latin1'))).toBe(true)
+    expect(delivered.endsWith(feedbackId + raw.toString('latin1'))).toBe(true)
+    expect(String(message?.parsed.headerLines.find((line) => line.key === 'dkim-signature')?.line)).toMatch(
+      /h=[^;]*feedback-id/i,
+    )
+    expect(await verifyDkim(message?.raw ?? Buffer.alloc(0), env.dns)).toEqual([
+      expect.objectContaining({ status: expect.objectContaining({ result: 'pass' }) }),
+    ])
     expect(message?.parsed.html).toContain(html)
   })
 

@@ -11,6 +11,18 @@ export type RelayedJob = {
   relayed: { raw: Uint8Array; subject: string }
   dkim?: DkimKey
   tracking?: EmailTracking
+  /** `Feedback-ID` (feedback-headers.ts): added in front unless the client's message has it, then signed. */
+  feedbackHeaders?: Record<string, string>
+}
+
+/** `headers` the message's header block does not have yet, as lines to put in front of it. */
+function missingHeaderLines(message: Buffer, headers: Record<string, string>): string {
+  const end = message.indexOf('\r\n\r\n')
+  const block = `\r\n${message.subarray(0, end === -1 ? message.length : end).toString('latin1').toLowerCase()}`
+  return Object.entries(headers)
+    .filter(([name]) => !block.includes(`\r\n${name.toLowerCase()}:`))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
 }
 
 /**
@@ -28,11 +40,15 @@ async function tracked(stored: Buffer, tracking: EmailTracking): Promise<{ messa
   }
 }
 
-/** The client's message as it goes out: only its HTML parts change (tracking), then the DKIM signature in front. */
+/**
+ * The client's message as it goes out: only its HTML parts change (tracking), the feedback headers it lacks go in
+ * front, then the DKIM signature, which covers them.
+ */
 export async function relayMessage(job: RelayedJob, keys: PrivateKeyCache): Promise<BuiltMessage> {
   const { raw: submitted, subject } = job.relayed
   const stored = Buffer.from(submitted.buffer, submitted.byteOffset, submitted.byteLength)
   const { message, links } = job.tracking ? await tracked(stored, job.tracking) : { message: stored, links: undefined }
-  const raw = signedBytes(message.toString('latin1'), job.dkim, keys)
+  const added = job.feedbackHeaders ? missingHeaderLines(message, job.feedbackHeaders) : ''
+  const raw = signedBytes(added + message.toString('latin1'), job.dkim, keys)
   return links ? { raw, subject, links } : { raw, subject }
 }

@@ -106,17 +106,17 @@ function toOutgoing(
   const dkim = key ? { dkim: { domainName: domain, selector: key.selector, privateKeyPem: key.privateKeyPem } } : {}
   const tracked =
     tracking && email.tracked ? { tracking: { ...tracking, emailId: email.id, projectId: email.projectId } } : {}
+  // Bulk: campaign mail (its List-Unsubscribe is rendered on the compose thread) or mail stored with one.
+  const bulk = email.sourceType === 'CAMPAIGN' || 'List-Unsubscribe' in email.headers
+  const feedback = feedbackHeaders({ ...email, emailId: email.id, bulk }, loop, key !== undefined)
   if (email.submittedMessageId !== null) {
     const submitted = prepared.submitted.get(email.submittedMessageId)
     if (!submitted) throw new ComposeError('the message submitted for this email is gone')
     return {
-      job: { relayed: { raw: submitted.raw, subject: email.subject }, ...dkim, ...tracked },
+      job: { relayed: { raw: submitted.raw, subject: email.subject }, ...dkim, ...tracked, feedbackHeaders: feedback },
       envelopeFrom: submitted.mailFrom,
     }
   }
-  // Bulk: campaign mail (its List-Unsubscribe is rendered on the compose thread) or mail stored with one.
-  const bulk = email.sourceType === 'CAMPAIGN' || 'List-Unsubscribe' in email.headers
-  const feedback = feedbackHeaders({ ...email, emailId: email.id, bulk }, loop, key !== undefined)
   return {
     job: {
       ...toComposeJob(email, prepared.attachments.get(email.id) ?? [], dkim, tracked, render),
