@@ -21,8 +21,8 @@ import { createBenchAccount } from './lib/account.js'
 import { runLoad } from './lib/http-load.js'
 import { reportResult } from './lib/result.js'
 import { startBenchServer } from './lib/server.js'
-import { openServerDatabase } from './lib/server-database.js'
-import { preloadStatementStats, resetStatementStats, topStatements } from './lib/statement-stats.js'
+import { startWithDatabase } from './lib/server-database.js'
+import { resetStatementStats, topStatements } from './lib/statement-stats.js'
 
 const { values } = parseArgs({
   options: {
@@ -157,18 +157,10 @@ async function main() {
   const serverEnv: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}
   const start = () =>
     startBenchServer({ ...serverEnv, RATE_LIMIT_PER_MINUTE: '100000000' }, { dataDir, command: 'api' })
-  let server = await start()
-  let database = await openServerDatabase(dataDir, serverEnv)
   // With the embedded PostgreSQL: the lookup's statements as PostgreSQL timed them (pg_stat_statements), apart from
   // the waits for a core on a shared machine that the HTTP latency includes.
   const statements = !serverEnv.DATABASE_URL
-  if (statements) {
-    await preloadStatementStats(database.db)
-    await database.close()
-    await server.stop()
-    server = await start()
-    database = await openServerDatabase(dataDir, serverEnv)
-  }
+  const { server, database } = await startWithDatabase(start, dataDir, serverEnv, statements)
   try {
     const account = await createBenchAccount(server.url)
     const db = database.db

@@ -32,8 +32,8 @@ import type { LoadResult } from './lib/load.js'
 import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
 import { startBenchServer } from './lib/server.js'
-import { openServerDatabase } from './lib/server-database.js'
-import { preloadStatementStats, resetStatementStats, topStatements } from './lib/statement-stats.js'
+import { type openServerDatabase, startWithDatabase } from './lib/server-database.js'
+import { resetStatementStats, topStatements } from './lib/statement-stats.js'
 import { startWebhookReceiver, type WebhookArrival } from './lib/webhook-receiver.js'
 
 const { values } = parseArgs({
@@ -66,16 +66,8 @@ async function main() {
       { ...serverEnv, MAIL_TRANSPORT: 'capture', WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000000' },
       { dataDir, command: 'start' },
     )
-  let server = await start()
-  let database = await openServerDatabase(dataDir, serverEnv)
   const statements = values.statements && !serverEnv.DATABASE_URL
-  if (statements) {
-    await preloadStatementStats(database.db)
-    await database.close()
-    await server.stop()
-    server = await start()
-    database = await openServerDatabase(dataDir, serverEnv)
-  }
+  const { server, database } = await startWithDatabase(start, dataDir, serverEnv, statements)
   const receiver = await startWebhookReceiver()
   try {
     const account = await createBenchAccount(server.url)

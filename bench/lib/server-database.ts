@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/client.js'
 import { clusterDirOf, readPostgresPassword, readPostmasterPid } from '../../src/db/embedded.js'
+import { preloadStatementStats } from './statement-stats.js'
 
 /**
  * A connection to the database a bench server (`startBenchServer`) uses: its `DATABASE_URL` when it was given one,
@@ -23,4 +24,23 @@ export async function openServerDatabase(
     if (waitedMs > 30_000) throw new Error(`no running PostgreSQL in ${dataDir}`)
     await delay(100)
   }
+}
+
+/**
+ * A bench server (`start`) and a connection to its database; with `withStatementStats` it is started a second time,
+ * with pg_stat_statements loaded (the library loads only when PostgreSQL starts).
+ */
+export async function startWithDatabase<Server extends { stop(): Promise<void> }>(
+  start: () => Promise<Server>,
+  dataDir: string,
+  serverEnv: Record<string, string>,
+  withStatementStats: boolean,
+): Promise<{ server: Server; database: DatabaseHandle }> {
+  const server = await start()
+  const database = await openServerDatabase(dataDir, serverEnv)
+  if (!withStatementStats) return { server, database }
+  await preloadStatementStats(database.db)
+  await database.close()
+  await server.stop()
+  return { server: await start(), database: await openServerDatabase(dataDir, serverEnv) }
 }

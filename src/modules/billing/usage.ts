@@ -19,6 +19,17 @@ const usedThisPeriod = (category: BillingCategory, projectId: SQL) => sql`(
   SELECT coalesce(sum(used), 0) FROM billing_usage
   WHERE project_id = ${projectId} AND period = ${currentPeriodStart} AND category = ${category})`
 
+/**
+ * The INSERT that adds each count of `source` (a relation of `project_id, n`) to shard `shard` of this period's usage,
+ * except for the projects in the statement's `capped` CTE; in project order, as every usage writer locks its rows.
+ */
+const addUncapped = (category: BillingCategory, source: SQL, shard: SQL) => sql`
+      INSERT INTO billing_usage AS u (project_id, period, category, shard, used)
+      SELECT project_id, ${currentPeriodStart}, ${category}, ${shard}, n FROM ${source}
+      WHERE project_id NOT IN (SELECT project_id FROM capped)
+      ORDER BY project_id
+      ON CONFLICT (project_id, period, category, shard) DO UPDATE SET used = u.used + excluded.used`
+
 /** The usage row a statement adds its counts to: a random one of the period's shards. */
 export function randomUsageShard(): number {
   return Math.floor(Math.random() * usageShards)
@@ -35,13 +46,7 @@ export function uncappedUsageCtes(category: BillingCategory, counts: SQL, shard:
   return sql`counts AS (${counts}), capped AS (
       SELECT b.project_id FROM project_billing AS b JOIN counts USING (project_id)
       WHERE b.${limitColumn[category]} IS NOT NULL
-    ), counted AS (
-      INSERT INTO billing_usage AS u (project_id, period, category, shard, used)
-      SELECT project_id, ${currentPeriodStart}, ${category}, ${shard}, n FROM counts
-      WHERE project_id NOT IN (SELECT project_id FROM capped)
-      ORDER BY project_id
-      ON CONFLICT (project_id, period, category, shard) DO UPDATE SET used = u.used + excluded.used
-    )`
+    ), counted AS (${addUncapped(category, sql`counts`, shard)})`
 }
 
 /**
@@ -72,13 +77,7 @@ export async function addUsage(
       FROM project_billing AS b JOIN wanted USING (project_id)
       WHERE b.${limitColumn[category]} IS NOT NULL
       ORDER BY b.project_id FOR NO KEY UPDATE OF b
-    ), uncapped AS (
-      INSERT INTO billing_usage AS u (project_id, period, category, shard, used)
-      SELECT project_id, ${currentPeriodStart}, ${category}, ${shard}, n FROM wanted
-      WHERE project_id NOT IN (SELECT project_id FROM capped)
-      ORDER BY project_id
-      ON CONFLICT (project_id, period, category, shard) DO UPDATE SET used = u.used + excluded.used
-    )
+    ), uncapped AS (${addUncapped(category, sql`wanted`, sql`${shard}`)})
     SELECT project_id, cap FROM capped`)
   if (capped.rows.length === 0) return new Set()
   const wanted = capped.rows.map((row) => ({ ...row, n: counts.get(row.project_id) ?? 0 }))
