@@ -18,7 +18,10 @@ export type RelayedJob = {
 /** `headers` the message's header block does not have yet, as lines to put in front of it. */
 function missingHeaderLines(message: Buffer, headers: Record<string, string>): string {
   const end = message.indexOf('\r\n\r\n')
-  const block = `\r\n${message.subarray(0, end === -1 ? message.length : end).toString('latin1').toLowerCase()}`
+  const block = `\r\n${message
+    .subarray(0, end === -1 ? message.length : end)
+    .toString('latin1')
+    .toLowerCase()}`
   return Object.entries(headers)
     .filter(([name]) => !block.includes(`\r\n${name.toLowerCase()}:`))
     .map(([name, value]) => `${name}: ${value}\r\n`)

@@ -24,7 +24,9 @@ export type SubscriptionSubject = {
 }
 
 /** What a token names: the contact (and campaign) as written, or the email it came in. */
-export type SubscriptionTokenSubject = { projectId: string; contactId: string; campaignId?: string } | { emailId: string }
+export type SubscriptionTokenSubject =
+  | { projectId: string; contactId: string; campaignId?: string }
+  | { emailId: string }
 
 export type SubscriptionUrls = { unsubscribeUrl: string; subscribeUrl: string; manageUrl: string }
 
