@@ -4,6 +4,7 @@ import { BackupError } from './db/backup-format.js'
 import { DataDirLockedError } from './db/data-dir-lock.js'
 import { createLogger } from './logger.js'
 import type { ServerCommand } from './run-command.js'
+import { takeShutdownSignals } from './shutdown-signals.js'
 import { markStartPhase } from './start-phases.js'
 
 const usage = `Usage: mailroom <command>
@@ -24,6 +25,7 @@ Commands:
  */
 async function run(command: ServerCommand, config: Config): Promise<void> {
   const log = createLogger(config)
+  takeShutdownSignals()
   // Loaded only when used: a server-mode process never touches the embedded binaries.
   const embedded = config.databaseUrl
     ? undefined

@@ -7,6 +7,7 @@ import { type MetricsServer, startMetricsServer } from './modules/metrics/server
 import { createSubmissionHandler } from './modules/relay/handler.js'
 import { startRelayListeners } from './modules/relay/listeners.js'
 import { assertSystemSenderSigned } from './modules/system-mail/sender-check.js'
+import { onShutdownSignal } from './shutdown-signals.js'
 import { markStartPhase, startPhases } from './start-phases.js'
 import { createJobQueues, type RunningWorker, startWorker } from './worker.js'
 
@@ -68,10 +69,7 @@ export async function runCommand(
     app ? `Mailroom listening on http://${config.host}:${config.port}` : 'worker started',
   )
 
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
+  onShutdownSignal(async (signal) => {
     log.info({ signal }, 'shutting down')
     await app?.close()
     await metricsServer?.close()
@@ -79,7 +77,5 @@ export async function runCommand(
     await worker?.stop()
     await ctx.close()
     process.exit(0)
-  }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
+  })
 }

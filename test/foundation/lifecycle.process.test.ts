@@ -89,6 +89,17 @@ describe('embedded PostgreSQL', () => {
     await retried.waitForOutput(ready, 60_000)
     expect(await retried.stop('SIGTERM')).toBe(0)
   }, 120_000)
+
+  it('a SIGTERM while it starts stops it once started, its PostgreSQL with it', async () => {
+    const dataDir = newDataDir('mailroom-stopped-starting-')
+    const starting = start('start', { DATA_DIR: dataDir, PORT: String(await findFreePort()) })
+    // Logged before PostgreSQL is even launched: the signal lands while the cluster and the modules come up.
+    await starting.waitForOutput('creating the embedded PostgreSQL cluster', 60_000)
+    expect(await starting.stop('SIGTERM')).toBe(0)
+    expect(starting.output()).toContain(ready)
+    expect(starting.output()).toContain('shutting down')
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
+  }, 120_000)
 })
 
 describe('separate roles on one PostgreSQL server', () => {
