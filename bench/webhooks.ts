@@ -2,8 +2,8 @@
  * Webhook delivery (issue #32): events committed at 1,000/s, each POSTed to a local HTTP receiver, first attempt
  * p95 <= 1 s from the event's row to its arrival, while `/v1/send` keeps its bars.
  *
- *   npx tsx bench/webhooks.ts [--rate 1000] [--seconds 10] [--send-rate 250] [--backlog 20000] [--phases track,send,backlog]
- *     [--statements]
+ *   npx tsx bench/webhooks.ts [--rate 1000] [--seconds 10] [--send-rate 250] [--backlog 20000]
+ *     [--phases track,send,beside,backlog] [--statements]
  *
  * The built server (`dist/cli.js start`: API and worker, capture transport) on a fresh embedded PostgreSQL (or a
  * database of its own on DATABASE_URL's server), one endpoint taking `bench.*` and `email.sent`, a receiver on a
@@ -13,6 +13,7 @@
  *   without webhooks, the baseline of the next (a captured email costs ~2 ms of CPU from request to `email.sent`,
  *   so 1,000/s of them would need more than this machine's two cores before any webhook);
  * - `send`: the same with the endpoint enabled: each email's `email.sent` goes out as a webhook;
+ * - `beside`: `track` again while an API-only process on the same database takes `/v1/send` at `--send-rate`;
  * - `backlog`: `--backlog` events committed at once: how fast the whole path drains (deliveries/s at capacity).
  * Latency is from the event's `created_at` (its transaction's start, so a little before its commit) to the
  * receiver's clock at the end of the request's body, first attempt of each webhook-id. CPU per delivered message
@@ -32,7 +33,7 @@ import type { LoadResult } from './lib/load.js'
 import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
 import { startBenchServer } from './lib/server.js'
-import { type openServerDatabase, startWithDatabase } from './lib/server-database.js'
+import { type openServerDatabase, serverDatabaseUrl, startWithDatabase } from './lib/server-database.js'
 import { resetStatementStats, topStatements } from './lib/statement-stats.js'
 import { startWebhookReceiver, type WebhookArrival } from './lib/webhook-receiver.js'
 
@@ -43,7 +44,7 @@ const { values } = parseArgs({
     'send-rate': { type: 'string', default: '250' },
     backlog: { type: 'string', default: '20000' },
     // Some of them only, e.g. `--phases backlog` while profiling.
-    phases: { type: 'string', default: 'track,send,backlog' },
+    phases: { type: 'string', default: 'track,send,beside,backlog' },
     // With the embedded PostgreSQL: each phase's costliest statements (pg_stat_statements).
     statements: { type: 'boolean', default: false },
   },
@@ -61,11 +62,8 @@ const round = (value: number, digits = 0) => Number(value.toFixed(digits))
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mailroom-bench-webhooks-'))
   const serverEnv: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}
-  const start = () =>
-    startBenchServer(
-      { ...serverEnv, MAIL_TRANSPORT: 'capture', WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000000' },
-      { dataDir, command: 'start' },
-    )
+  const benchEnv = { MAIL_TRANSPORT: 'capture', WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '100000000' }
+  const start = () => startBenchServer({ ...serverEnv, ...benchEnv }, { dataDir, command: 'start' })
   const statements = values.statements && !serverEnv.DATABASE_URL
   const { server, database } = await startWithDatabase(start, dataDir, serverEnv, statements)
   const receiver = await startWebhookReceiver()
@@ -191,6 +189,37 @@ async function main() {
       )
     }
 
+    // The deployment that keeps /v1/send's bar while webhooks flow: an API-only process (as `send-accept` measures
+    // it) on the same database takes `/v1/send` at `--send-rate` while the `start` process's worker delivers the
+    // webhooks of `/v1/track` at `--rate` (and of the sends' `email.sent`) and the captured mail.
+    let beside: (Awaited<ReturnType<typeof phase>> & { send: LoadResult; apiCpuMsPerSend: number }) | undefined
+    if (phases.has('beside')) {
+      const api = await startBenchServer(
+        { ...serverEnv, ...benchEnv, DATABASE_URL: await serverDatabaseUrl(dataDir, serverEnv) },
+        { dataDir, command: 'api' },
+      )
+      try {
+        let sendLoad: LoadResult | undefined
+        const apiCpu = api.cpuMs().server
+        const measured = await phase('bench.beside', rate * seconds, async () => {
+          const [trackLoad, sent] = await Promise.all([
+            runLoad(open('/v1/track', account.publicKey, { email: '{{email}}', event: 'bench.beside' })),
+            runLoad({ ...open('/v1/send', account.secretKey, sendBody, sendRate), url: `${api.url}/v1/send` }),
+          ])
+          sendLoad = sent
+          return trackLoad
+        })
+        if (!sendLoad) throw new Error('the send load did not run')
+        beside = {
+          ...measured,
+          send: sendLoad,
+          apiCpuMsPerSend: round((api.cpuMs().server - apiCpu) / Math.max(1, sendLoad.requests), 3),
+        }
+      } finally {
+        await api.stop()
+      }
+    }
+
     const backlogPhase = phases.has('backlog')
       ? await phase('bench.backlog', backlog, async () => {
           await database.db.transaction((tx) =>
@@ -227,6 +256,7 @@ async function main() {
         send?.load && sendAlone
           ? round(send.load.latencyMs.p99 / Math.max(0.01, sendAlone.load.latencyMs.p99), 2)
           : null,
+      beside,
       backlog: backlogPhase,
       serverPeakRssMb: server.peakRssMb(),
       bars: { eventsPerSecond: 1_000, firstAttemptP95Ms: 1_000, sendP99Ms: 50 },
@@ -235,7 +265,8 @@ async function main() {
         meets(track) &&
         (track?.load?.requestsPerSecond ?? rate) >= rate * 0.95 &&
         meets(send) &&
-        (send?.load?.latencyMs.p99 ?? 0) <= 50,
+        meets(beside) &&
+        (beside?.send.latencyMs.p99 ?? 0) <= 50,
       at: new Date().toISOString(),
     })
   } finally {
