@@ -144,8 +144,23 @@ async function main() {
   const delayStepId = delayed.stepIds[1]
   await pause(2_000)
   global.gc?.()
+  const walStats = async () => {
+    const result = await ctx.db.execute<Record<string, string>>(sql`
+      SELECT w.wal_records, w.wal_fpi, w.wal_bytes, c.num_timed + c.num_requested AS checkpoints,
+        c.buffers_written AS checkpoint_buffers
+      FROM pg_stat_wal AS w CROSS JOIN pg_stat_checkpointer AS c`)
+    return result.rows[0] ?? {}
+  }
+  const walDifference = (before: Record<string, string>, after: Record<string, string>) => ({
+    records: Number(after.wal_records) - Number(before.wal_records),
+    fullPageImages: Number(after.wal_fpi) - Number(before.wal_fpi),
+    mb: Math.round((Number(after.wal_bytes) - Number(before.wal_bytes)) / 1024 / 1024),
+    checkpoints: Number(after.checkpoints) - Number(before.checkpoints),
+    checkpointBuffers: Number(after.checkpoint_buffers) - Number(before.checkpoint_buffers),
+  })
   const rssBefore = rssMb()
   const dueAt = new Date(Date.now() + dueInSeconds * 1000)
+  const walAtInsert = await walStats()
   const insertStarted = performance.now()
   for (let from = 0; from < waitingCount; from += 50_000) {
     const to = Math.min(waitingCount, from + 50_000)
@@ -170,6 +185,7 @@ async function main() {
   const rssWaiting = rssMb()
   while (Date.now() < dueAt.getTime()) await pause(100)
   if (statements) await resetStatementStats(ctx.db)
+  const walBefore = await walStats()
   const wakeCpu = process.cpuUsage()
   const wakePostgresBefore = postgresCpu()
   const wakeDeadline = Date.now() + 300_000
@@ -184,6 +200,7 @@ async function main() {
   while ((await completed()) < waitingCount && Date.now() < wakeDeadline) await pause(2_000)
   const wakeUsed = process.cpuUsage(wakeCpu)
   const wakePostgresMs = postgresCpu() - wakePostgresBefore
+  const walAfter = await walStats()
   const woke = await ctx.db.execute<{ p50: number; p95: number; last: number; n: number }>(sql`
     SELECT count(*)::int AS n,
       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - ${dueAt.toISOString()}::timestamptz)) AS p50,
@@ -205,6 +222,10 @@ async function main() {
     // Less disturbed by other load on the machine than the wall-clock lateness above.
     cpuMsPerExecution: Number(((wakeUsed.user + wakeUsed.system) / 1000 / waitingCount).toFixed(3)),
     postgresCpuMsPerExecution: ctx.config.databaseUrl ? null : Number((wakePostgresMs / waitingCount).toFixed(3)),
+    // What the wake wrote to the WAL, and the checkpoints that ran meanwhile (each one's pages are written again
+    // whole, as full-page images, at their first change after it).
+    wal: walDifference(walBefore, walAfter),
+    walFromInsertToDue: walDifference(walAtInsert, walBefore),
     ...(statements && { statements: await topStatements(ctx.db) }),
   }
 
