@@ -33,6 +33,15 @@ type WaitEnd = { executionId: string; stepId: string; output: StepOutput }
 const rowsPerInsert = 500
 
 /**
+ * A row's top-level fields that are not null: a key missing from a `jsonb_to_recordset` object reads as NULL, as
+ * a null does, and most of an execution's fields are null once it ends, so parsing the shorter text costs
+ * PostgreSQL less. Nested values (the context) keep their nulls.
+ */
+function withoutNulls<T extends object>(row: T): Partial<T> {
+  return Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null)) as Partial<T>
+}
+
+/**
  * What a batch of executions wrote while their steps ran, flushed in a few set-based statements at the end of the
  * batch's transaction instead of several statements per execution: the history, the events, the executions'
  * new rows (one UPDATE, so the counters' trigger runs once per batch), and the tracked segments of the contacts
@@ -112,7 +121,7 @@ export class BatchWrites {
             due_at = v."dueAt", leased_until = v."leasedUntil", waiting_for = v."waitingFor",
             waiting_since = v."waitingSince", wait_outcome = v."waitOutcome"::workflow_wait_outcome,
             exit_reason = v."exitReason", completed_at = v."completedAt", updated_at = now()
-        FROM jsonb_to_recordset(${JSON.stringify(this.executions)}::jsonb) AS v(
+        FROM jsonb_to_recordset(${JSON.stringify(this.executions.map(withoutNulls))}::jsonb) AS v(
           id uuid, status text, "currentStepId" uuid, context jsonb, "dueAt" timestamptz, "leasedUntil" timestamptz,
           "waitingFor" text, "waitingSince" timestamptz, "waitOutcome" text, "exitReason" text,
           "completedAt" timestamptz)
