@@ -33,6 +33,7 @@ import { cpuMsOf, descendants } from './lib/cpu.js'
 import { addSendingProject, startInProcessServer } from './lib/in-process-server.js'
 import { percentile } from './lib/percentile.js'
 import { reportResult } from './lib/result.js'
+import { resetStatementStats, topStatements } from './lib/statement-stats.js'
 import { startSteadySends } from './lib/steady-sends.js'
 
 const { values } = parseArgs({
@@ -43,6 +44,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '100' },
     alone: { type: 'string', default: '10' },
+    // With the embedded PostgreSQL: the queue phase's costliest statements (pg_stat_statements), per campaign.
+    statements: { type: 'boolean', default: false },
   },
 })
 const contactsCount = Number(values.contacts)
@@ -91,15 +94,19 @@ async function rawNodemailer(sinkUrl: string, count: number, signed = false): Pr
 
 async function main() {
   const sink = await startCountingSink()
-  const server = await startInProcessServer({
-    MAIL_TRANSPORT: 'smtp',
-    SMTP_URL: sink.url,
-    // The bench measures the pipeline's speed; the default pace (200/s per project) is a sender's choice.
-    CAMPAIGN_RATE_PER_SECOND: '1000000',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'error',
-  })
+  const server = await startInProcessServer(
+    {
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: sink.url,
+      // The bench measures the pipeline's speed; the default pace (200/s per project) is a sender's choice.
+      CAMPAIGN_RATE_PER_SECOND: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      LOG_LEVEL: 'error',
+    },
+    { statementStats: values.statements },
+  )
   const { ctx, base } = server
+  const statements = values.statements && !ctx.config.databaseUrl
   const newProject = (name: string) => addSendingProject(ctx, name, domain)
   const addContacts = async (projectId: string, from: number, to: number) => {
     // In slices, so one statement never holds a million rows' worth of work.
@@ -135,10 +142,14 @@ async function main() {
     return row
   }
 
+  const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
   /** Send, poll until fully queued, then cancel: the outbox delivers meanwhile, as it would. */
   const measureQueue = async (projectId: string, recipients: number) => {
     const campaign = await newCampaign(projectId)
     let firstEmailMs: number | undefined
+    if (statements) await resetStatementStats(ctx.db)
+    const cpu = process.cpuUsage()
+    const postgresBefore = postgresCpu()
     const started = performance.now()
     const firstEmail = sink.waitFor(sink.received() + 1).then(() => {
       firstEmailMs = performance.now() - started
@@ -154,6 +165,9 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     const queuedMs = performance.now() - started
+    const used = process.cpuUsage(cpu)
+    const postgresMs = postgresCpu() - postgresBefore
+    const top = statements ? await topStatements(ctx.db, 8) : undefined
     // A small audience is queued before its first email is out: the cancel waits for it (at most 30 s).
     await Promise.race([firstEmail, new Promise((resolve) => setTimeout(resolve, 30_000))])
     const cancelStarted = performance.now()
@@ -164,11 +178,14 @@ async function main() {
       firstEmailMs: firstEmailMs === undefined ? null : Math.round(firstEmailMs),
       queuedMs: Math.round(queuedMs),
       recipientsPerSecond: Math.round(recipients / (queuedMs / 1000)),
+      // Send to fully queued: this process (the outbox delivering meanwhile included) and the embedded PostgreSQL.
+      cpuMsPerRecipient: Number(((used.user + used.system) / 1000 / recipients).toFixed(4)),
+      postgresCpuMsPerRecipient: ctx.config.databaseUrl ? null : Number((postgresMs / recipients).toFixed(4)),
+      ...(top && { statements: top }),
       cancelMs: Math.round(performance.now() - cancelStarted),
     }
   }
 
-  const postgresCpu = () => descendants(process.pid).reduce((sum, pid) => sum + cpuMsOf(pid), 0)
   /** Waits until this process's event loop and the embedded PostgreSQL stay nearly idle for a second (at most 3 min). */
   const waitUntilIdle = async () => {
     const started = performance.now()
