@@ -144,20 +144,24 @@ async function main() {
   const delayStepId = delayed.stepIds[1]
   await pause(2_000)
   global.gc?.()
+  // pg_stat_checkpointer is PostgreSQL 17's (the embedded one); a DATABASE_URL server may be older.
   const walStats = async () => {
+    if (ctx.config.databaseUrl) return undefined
     const result = await ctx.db.execute<Record<string, string>>(sql`
       SELECT w.wal_records, w.wal_fpi, w.wal_bytes, c.num_timed + c.num_requested AS checkpoints,
         c.buffers_written AS checkpoint_buffers
       FROM pg_stat_wal AS w CROSS JOIN pg_stat_checkpointer AS c`)
     return result.rows[0] ?? {}
   }
-  const walDifference = (before: Record<string, string>, after: Record<string, string>) => ({
-    records: Number(after.wal_records) - Number(before.wal_records),
-    fullPageImages: Number(after.wal_fpi) - Number(before.wal_fpi),
-    mb: Math.round((Number(after.wal_bytes) - Number(before.wal_bytes)) / 1024 / 1024),
-    checkpoints: Number(after.checkpoints) - Number(before.checkpoints),
-    checkpointBuffers: Number(after.checkpoint_buffers) - Number(before.checkpoint_buffers),
-  })
+  const walDifference = (before?: Record<string, string>, after?: Record<string, string>) =>
+    before &&
+    after && {
+      records: Number(after.wal_records) - Number(before.wal_records),
+      fullPageImages: Number(after.wal_fpi) - Number(before.wal_fpi),
+      mb: Math.round((Number(after.wal_bytes) - Number(before.wal_bytes)) / 1024 / 1024),
+      checkpoints: Number(after.checkpoints) - Number(before.checkpoints),
+      checkpointBuffers: Number(after.checkpoint_buffers) - Number(before.checkpoint_buffers),
+    }
   const rssBefore = rssMb()
   const dueAt = new Date(Date.now() + dueInSeconds * 1000)
   const walAtInsert = await walStats()
