@@ -26,6 +26,10 @@ type ProjectSending = { slot: Date; tracking: string; held: boolean }
  *
  * Returns true when more of the audience may remain; false when the campaign is fully queued, is not sending,
  * or another worker holds it.
+ *
+ * The campaign and project rows are locked FOR NO KEY UPDATE, which a chunk's changes need: a FOR UPDATE lock
+ * would also stop every insert that references them (each takes a key share), so the project's `/v1/send` waited
+ * for the whole chunk, up to half a second at a time for as long as a large audience took to queue.
  */
 export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<boolean> {
   const queued = await ctx.db.transaction(async (tx) => {
@@ -33,12 +37,12 @@ export async function fanOutChunk(ctx: AppContext, campaignId: string): Promise<
       .select()
       .from(campaigns)
       .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, 'SENDING'), isNull(campaigns.queuedAt)))
-      .for('update', { skipLocked: true })
+      .for('no key update', { skipLocked: true })
     if (!campaign) return undefined
     const project = await tx.execute<ProjectSending>(sql`
       SELECT greatest(coalesce(campaign_slot_at, now()), now()) AS slot, tracking,
         ${sendingHeld(sql`projects`, sql`true`)} AS held
-      FROM projects WHERE id = ${campaign.projectId} FOR UPDATE`)
+      FROM projects WHERE id = ${campaign.projectId} FOR NO KEY UPDATE`)
     const sending = project.rows[0]
     if (!sending) return undefined
     // "Within" and "older than" are measured from the send, for every chunk alike.
