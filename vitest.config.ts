@@ -65,6 +65,10 @@ export default defineConfig({
           isolate: false,
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
+          // What a page shows after a click waits on the server and a render: on a busy two-core machine that is
+          // more than the second `expect.poll` gives by default (a template picked from the list once filled the
+          // subject after it). A poll that never succeeds still fails.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
