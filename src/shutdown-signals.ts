@@ -12,7 +12,10 @@ function onSignal(signal: string): void {
   else held ??= signal
 }
 
-/** From now on a first SIGINT or SIGTERM is ours; a second one ends the process as usual. */
+/**
+ * From now on a first SIGINT or SIGTERM is ours; a second one ends the process as usual. `migrate`, which never
+ * asks for one, finishes its migrations and exits as it would have.
+ */
 export function takeShutdownSignals(): void {
   process.once('SIGINT', () => onSignal('SIGINT'))
   process.once('SIGTERM', () => onSignal('SIGTERM'))
